@@ -1,0 +1,71 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let log = Target.Dependency.product(name: "Logging", package: "swift-log")
+let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let arguments = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+
+let package = Package(
+    name: "presence",
+    products: [
+        .executable(name: "presence-scanner", targets: ["presence-scanner"]),
+        .executable(name: "presence-aggregator", targets: ["presence-aggregator"]),
+        .executable(name: "presencectl", targets: ["presencectl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
+
+        .target(
+            name: "PresenceCore",
+            dependencies: [.product(name: "Collections", package: "swift-collections")],
+            swiftSettings: strict),
+        .target(name: "PresenceMQTT", dependencies: ["CMosquitto", log], swiftSettings: strict),
+        .target(name: "PresencePostgres", dependencies: ["CLibPQ", log], swiftSettings: strict),
+        .target(name: "PresenceBLE", dependencies: ["CBlueZ", "PresenceCore", log], swiftSettings: strict),
+        .target(
+            name: "PresenceStore",
+            dependencies: ["PresenceCore", "PresencePostgres", log],
+            resources: [.copy("Migrations")],
+            swiftSettings: strict),
+        .target(
+            name: "PresenceAggregator",
+            dependencies: ["PresenceCore", "PresenceMQTT", "PresenceStore", log, lifecycle],
+            swiftSettings: strict),
+        .target(
+            name: "PresenceScanner",
+            dependencies: ["PresenceCore", "PresenceMQTT", "PresenceBLE", log, lifecycle],
+            swiftSettings: strict),
+
+        .executableTarget(
+            name: "presence-scanner",
+            dependencies: ["PresenceScanner", "PresenceCore", arguments, log, lifecycle],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "presence-aggregator",
+            dependencies: ["PresenceAggregator", "PresenceCore", arguments, log, lifecycle],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "presencectl",
+            dependencies: ["PresenceStore", "PresenceAggregator", "PresenceMQTT", "PresenceCore", arguments, log],
+            swiftSettings: strict),
+
+        .testTarget(name: "PresenceCoreTests", dependencies: ["PresenceCore"], swiftSettings: strict),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore"],
+            swiftSettings: strict),
+    ]
+)

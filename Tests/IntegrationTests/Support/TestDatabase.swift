@@ -1,0 +1,22 @@
+import Foundation
+
+/// A fresh, empty database on the shared test server, so that tests running side by side never
+/// see each other's rows. Created with `psql`, which is independent of the code under test.
+enum TestDatabase {
+    /// Creates a database with a unique name and returns its URL.
+    static func create(_ label: String = "t") throws -> String {
+        let servers = try TestServers.get()
+        let name = "\(label.lowercased().filter { $0.isLetter || $0.isNumber })_\(UInt32.random(in: .min ... .max))"
+        _ = try runTool("/usr/bin/psql", [servers.databaseURL, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
+        guard let slash = servers.databaseURL.lastIndex(of: "/") else {
+            throw TestSetupError(message: "unexpected database URL \(servers.databaseURL)")
+        }
+        return servers.databaseURL[..<slash] + "/" + name
+    }
+
+    /// Runs one SQL statement through `psql` and returns its rows, fields separated by `|`.
+    static func rows(_ url: String, _ sql: String) throws -> [String] {
+        let output = try runTool("/usr/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-qAtc", sql])
+        return output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what the project needs and the machine lacks: Debian packages (the C libraries, the
+# servers the tests and the demo start) and the Python packages of the contract check and the
+# schema test. Safe to run again: it only installs what is missing.
+set -euo pipefail
+
+debs=(mosquitto mosquitto-clients libmosquitto-dev postgresql libpq-dev libbluetooth-dev bluez)
+missing=()
+for p in "${debs[@]}"; do
+  if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Debian starts its own mosquitto and PostgreSQL services on install; the project runs private
+# servers on free loopback ports instead, so the system ones are left alone.
+
+if ! python3 -c 'import paho.mqtt, psycopg, jsonschema' 2>/dev/null; then
+  echo "installing Python packages: paho-mqtt psycopg jsonschema"
+  python3 -m pip install -q --disable-pip-version-check paho-mqtt 'psycopg[binary]' jsonschema
+fi
