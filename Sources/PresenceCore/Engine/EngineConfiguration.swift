@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The presence engine's tuning; every figure is a flag of the aggregator and of `replay`.
+/// Durations are milliseconds.
+public struct EngineConfiguration: Sendable, Equatable {
+    /// An observation older than this no longer qualifies a beacon (`--stale-after`).
+    public var staleAfter: Int64 = 10_000
+    /// Exit this long after the last qualifying sighting (`--absence-timeout`).
+    public var absenceTimeout: Int64 = 15_000
+    /// How much nearer, in dB of path loss, another beacon must be to win a move (`--switch-margin`).
+    public var switchMargin: Double = 4
+    /// How long another beacon must stay clearly nearer before the move (`--switch-dwell`).
+    public var switchDwell: Int64 = 3_000
+    /// How long a beacon must stay the nearest before an enter (`--enter-dwell`).
+    public var enterDwell: Int64 = 1_000
+    /// How many sightings of that beacon an enter needs (`--enter-sightings`).
+    public var enterSightings: Int = 2
+    /// The exponent n of the log-distance model d = 10^((tx - rssi) / (10 n)) (`--path-loss-exponent`).
+    public var pathLossExponent: Double = 2.0
+    /// The RSSI smoother's time constant (`--smoothing`).
+    public var smoothing: Int64 = 1_500
+    /// A reading further than this from the smoothed value, dB, counts only this far (`--outlier-clamp`).
+    public var outlierClamp: Double = 15
+    /// After a restart, resumed sessions are not timed out before this much time has passed, so
+    /// that people who stayed are heard again first.
+    public var resumeGrace: Int64 = 5_000
+
+    public init() {}
+
+    /// Checks the figures against each other; the message names the bad value.
+    public func validate() throws(ValueError) {
+        guard staleAfter > 0 else { throw ValueError("stale-after \(staleAfter) ms is not valid: expected more than 0") }
+        guard absenceTimeout > 0 else { throw ValueError("absence-timeout \(absenceTimeout) ms is not valid: expected more than 0") }
+        guard switchMargin >= 0, switchMargin.isFinite else { throw ValueError("switch-margin \(switchMargin) dB is not valid: expected 0 or more") }
+        guard switchDwell >= 0 else { throw ValueError("switch-dwell \(switchDwell) ms is not valid: expected 0 or more") }
+        guard enterDwell >= 0 else { throw ValueError("enter-dwell \(enterDwell) ms is not valid: expected 0 or more") }
+        guard enterSightings >= 1 else { throw ValueError("enter-sightings \(enterSightings) is not valid: expected 1 or more") }
+        guard pathLossExponent >= 1, pathLossExponent <= 6 else {
+            throw ValueError("path-loss-exponent \(pathLossExponent) is not valid: expected a number from 1 to 6")
+        }
+        guard smoothing >= 0 else { throw ValueError("smoothing \(smoothing) ms is not valid: expected 0 or more") }
+        guard outlierClamp > 0, outlierClamp.isFinite else { throw ValueError("outlier-clamp \(outlierClamp) dB is not valid: expected more than 0") }
+    }
+
+    /// Estimated distance, m, of a path loss `tx - rssi` in dB.
+    public func distance(pathLoss: Double) -> Double {
+        pow10(pathLoss / (10 * pathLossExponent))
+    }
+}
+
+/// 10^x without Foundation.
+func pow10(_ x: Double) -> Double {
+    exp(x * 2.302585092994046)
+}

@@ -1,0 +1,332 @@
+import HeapModule
+
+/// Decides, from observations and the passage of time, where each user is: the pure, clock-free
+/// heart of the pipeline. Observations go in with `ingest`; `advance(to:)` says "the time is now T",
+/// processes every observation up to T in time order and returns the enter and exit events that
+/// follow. The same calls in the same order always give the same events, live or in a replay.
+public struct PresenceEngine: Sendable {
+    public let configuration: EngineConfiguration
+    /// The time up to which observations have been processed, ms since the epoch.
+    public private(set) var now: Int64
+    public private(set) var statistics = Statistics()
+
+    private var pending = Heap<Pending>()
+    private var arrivals: UInt64 = 0
+    private var users: [String: UserTrack] = [:]
+
+    /// Counters of what the engine has seen.
+    public struct Statistics: Sendable, Equatable {
+        /// Observations processed.
+        public var observations = 0
+        /// Observations that arrived after the engine had passed their time; applied at `now`.
+        public var late = 0
+    }
+
+    public init(configuration: EngineConfiguration = EngineConfiguration(), now: Int64 = 0) {
+        self.configuration = configuration
+        self.now = now
+    }
+
+    /// Takes an observation; it is applied when `advance` passes its time (at once if already passed).
+    public mutating func ingest(_ observation: Observation) {
+        arrivals += 1
+        pending.insert(Pending(observation: observation, arrival: arrivals))
+    }
+
+    /// Processes everything up to `time` and returns the resulting events in order.
+    public mutating func advance(to time: Int64) -> [PresenceEvent] {
+        var events: [PresenceEvent] = []
+        while let next = pending.min, next.observation.time <= max(time, now) {
+            _ = pending.removeMin()
+            var observation = next.observation
+            if observation.time < now {
+                observation.time = now
+                statistics.late += 1
+            }
+            now = observation.time
+            apply(observation, events: &events)
+        }
+        if time > now { now = time }
+        for user in users.keys.sorted() {
+            guard var track = users[user] else { continue }
+            expireIfDue(&track, user: user, at: now, events: &events)
+            decide(&track, user: user, at: now, events: &events)
+            track.forgetLinks(staleAt: now, staleAfter: configuration.staleAfter)
+            if track.isIdle(at: now, staleAfter: configuration.staleAfter) {
+                users[user] = nil
+            } else {
+                users[user] = track
+            }
+        }
+        return events
+    }
+
+    /// Where `user` is, if anywhere.
+    public func presence(of user: String) -> Presence? {
+        users[user]?.presence
+    }
+
+    /// Everyone who is somewhere, by user key.
+    public var presences: [String: Presence] {
+        users.compactMapValues(\.presence)
+    }
+
+    /// Restores a session that was open when the aggregator stopped. The user is not timed out
+    /// before `now + resumeGrace`, so that someone still there is heard again first.
+    public mutating func resume(_ presence: Presence) {
+        var track = users[presence.user] ?? UserTrack()
+        track.presence = presence
+        track.graceUntil = now + configuration.resumeGrace
+        users[presence.user] = track
+    }
+
+    /// Ends `user`'s session, if any, at `time` with `reason`, and forgets everything about the user.
+    public mutating func remove(user: String, at time: Int64, reason: PresenceEvent.ExitReason) -> [PresenceEvent] {
+        pending = Heap(pending.unordered.filter { $0.observation.user != user })
+        guard let track = users.removeValue(forKey: user), let presence = track.presence else { return [] }
+        return [exitEvent(presence, at: max(time, presence.entered), reason: reason)]
+    }
+
+    /// Forgets a beacon: sessions there end with `removed`, its observations are dropped.
+    public mutating func removeBeacon(_ beacon: String, at time: Int64) -> [PresenceEvent] {
+        var events: [PresenceEvent] = []
+        for user in users.keys.sorted() {
+            guard var track = users[user] else { continue }
+            track.links = track.links.filter { $0.key.beacon != beacon }
+            if track.candidate?.beacon == beacon { track.candidate = nil }
+            if let presence = track.presence, presence.beacon == beacon {
+                events.append(exitEvent(presence, at: max(time, presence.entered), reason: .removed))
+                track.presence = nil
+            }
+            users[user] = track
+        }
+        pending = Heap(pending.unordered.filter { $0.observation.beacon != beacon })
+        return events
+    }
+
+    /// Forgets a device: a session it holds ends with `removed`, its observations are dropped.
+    public mutating func removeDevice(_ device: String, at time: Int64) -> [PresenceEvent] {
+        var events: [PresenceEvent] = []
+        for user in users.keys.sorted() {
+            guard var track = users[user] else { continue }
+            track.links = track.links.filter { $0.key.device != device }
+            if let presence = track.presence, presence.device == device {
+                events.append(exitEvent(presence, at: max(time, presence.entered), reason: .removed))
+                track.presence = nil
+                track.candidate = nil
+            }
+            users[user] = track
+        }
+        pending = Heap(pending.unordered.filter { $0.observation.device != device })
+        return events
+    }
+
+    // MARK: Deciding
+
+    private mutating func apply(_ observation: Observation, events: inout [PresenceEvent]) {
+        statistics.observations += 1
+        var track = users[observation.user] ?? UserTrack()
+        expireIfDue(&track, user: observation.user, at: observation.time, events: &events)
+
+        let key = LinkKey(device: observation.device, node: observation.node, beacon: observation.beacon)
+        if var link = track.links[key] {
+            link.smoother.update(rssi: observation.rssi, at: observation.time, timeConstant: configuration.smoothing, clamp: configuration.outlierClamp)
+            link.tx = observation.tx
+            link.txKnown = observation.txKnown
+            link.radius = observation.radius
+            link.venue = observation.venue
+            track.links[key] = link
+        } else {
+            track.links[key] = Link(smoother: RSSISmoother(rssi: observation.rssi, at: observation.time), tx: observation.tx,
+                                    txKnown: observation.txKnown, radius: observation.radius, venue: observation.venue)
+        }
+        if let link = track.links[key], qualifies(link) {
+            if var presence = track.presence, presence.beacon == observation.beacon {
+                presence.lastSeen = max(presence.lastSeen, observation.time)
+                track.presence = presence
+            }
+            if var candidate = track.candidate, candidate.beacon == observation.beacon {
+                candidate.sightings += 1
+                track.candidate = candidate
+            }
+        }
+        decide(&track, user: observation.user, at: observation.time, events: &events)
+        users[observation.user] = track
+    }
+
+    private func qualifies(_ link: Link) -> Bool {
+        guard let radius = link.radius else { return true }
+        return configuration.distance(pathLoss: link.pathLoss) <= radius
+    }
+
+    /// The nearest qualifying link of each beacon heard recently, as path loss in dB.
+    private func scores(_ track: UserTrack, at time: Int64) -> [String: Score] {
+        var scores: [String: Score] = [:]
+        for (key, link) in track.links where time - link.smoother.lastTime <= configuration.staleAfter && qualifies(link) {
+            let loss = link.pathLoss
+            if let existing = scores[key.beacon], existing.pathLoss < loss || (existing.pathLoss == loss && existing.link < key) {
+                continue
+            }
+            scores[key.beacon] = Score(pathLoss: loss, link: key)
+        }
+        return scores
+    }
+
+    private func best(_ scores: [String: Score], excluding beacon: String? = nil) -> (beacon: String, score: Score)? {
+        var best: (beacon: String, score: Score)?
+        for (key, score) in scores where key != beacon {
+            if let current = best, current.score.pathLoss < score.pathLoss || (current.score.pathLoss == score.pathLoss && current.beacon < key) {
+                continue
+            }
+            best = (key, score)
+        }
+        return best
+    }
+
+    private func decide(_ track: inout UserTrack, user: String, at time: Int64, events: inout [PresenceEvent]) {
+        let scores = scores(track, at: time)
+        if let presence = track.presence {
+            let current = scores[presence.beacon]?.pathLoss ?? .infinity
+            guard let challenger = best(scores, excluding: presence.beacon),
+                  challenger.score.pathLoss + configuration.switchMargin <= current else {
+                track.candidate = nil
+                return
+            }
+            guard let candidate = track.candidate, candidate.beacon == challenger.beacon else {
+                track.candidate = Candidate(beacon: challenger.beacon, since: time, sightings: 1)
+                return
+            }
+            guard time - candidate.since >= configuration.switchDwell else { return }
+            events.append(exitEvent(presence, at: time, reason: .moved))
+            enter(&track, user: user, beacon: challenger.beacon, score: challenger.score, at: time, events: &events)
+        } else {
+            guard let nearest = best(scores) else {
+                track.candidate = nil
+                return
+            }
+            guard let candidate = track.candidate, candidate.beacon == nearest.beacon else {
+                track.candidate = Candidate(beacon: nearest.beacon, since: time, sightings: 1)
+                if configuration.enterDwell == 0, configuration.enterSightings <= 1 {
+                    enter(&track, user: user, beacon: nearest.beacon, score: nearest.score, at: time, events: &events)
+                }
+                return
+            }
+            guard time - candidate.since >= configuration.enterDwell, candidate.sightings >= configuration.enterSightings else { return }
+            enter(&track, user: user, beacon: nearest.beacon, score: nearest.score, at: time, events: &events)
+        }
+    }
+
+    private func enter(_ track: inout UserTrack, user: String, beacon: String, score: Score, at time: Int64, events: inout [PresenceEvent]) {
+        guard let link = track.links[score.link] else { return }
+        let distance = configuration.distance(pathLoss: score.pathLoss)
+        let presence = Presence(user: user, device: score.link.device, beacon: beacon, venue: link.venue, entered: time, lastSeen: time)
+        track.presence = presence
+        track.candidate = nil
+        track.graceUntil = nil
+        let id = EventID.make(kind: .enter, user: user, device: presence.device, beacon: beacon, at: time, entered: nil)
+        events.append(PresenceEvent(
+            kind: .enter, id: id, user: user, device: presence.device, beacon: beacon, venue: link.venue, at: time,
+            rssi: link.smoother.value, distance: distance, proximity: link.txKnown ? Proximity(distance: distance) : .unknown))
+    }
+
+    private func expireIfDue(_ track: inout UserTrack, user: String, at time: Int64, events: inout [PresenceEvent]) {
+        guard let presence = track.presence else { return }
+        let deadline = max(presence.lastSeen + configuration.absenceTimeout, track.graceUntil ?? .min)
+        guard time >= deadline else { return }
+        events.append(exitEvent(presence, at: presence.lastSeen, reason: .timeout))
+        track.presence = nil
+        track.candidate = nil
+        track.graceUntil = nil
+    }
+
+    private func exitEvent(_ presence: Presence, at time: Int64, reason: PresenceEvent.ExitReason) -> PresenceEvent {
+        let id = EventID.make(kind: .exit, user: presence.user, device: presence.device, beacon: presence.beacon, at: time, entered: presence.entered)
+        return PresenceEvent(kind: .exit, id: id, user: presence.user, device: presence.device, beacon: presence.beacon,
+                             venue: presence.venue, at: time, entered: presence.entered, reason: reason)
+    }
+}
+
+/// A user's current session as the engine sees it.
+public struct Presence: Sendable, Equatable {
+    public var user: String
+    /// The device whose observations decided the enter.
+    public var device: String
+    public var beacon: String
+    public var venue: String?
+    public var entered: Int64
+    /// The last qualifying sighting at the beacon.
+    public var lastSeen: Int64
+
+    public init(user: String, device: String, beacon: String, venue: String?, entered: Int64, lastSeen: Int64) {
+        self.user = user
+        self.device = device
+        self.beacon = beacon
+        self.venue = venue
+        self.entered = entered
+        self.lastSeen = lastSeen
+    }
+}
+
+private struct Pending: Comparable, Sendable {
+    var observation: Observation
+    var arrival: UInt64
+
+    static func < (lhs: Pending, rhs: Pending) -> Bool {
+        (lhs.observation.time, lhs.arrival) < (rhs.observation.time, rhs.arrival)
+    }
+
+    static func == (lhs: Pending, rhs: Pending) -> Bool {
+        lhs.observation.time == rhs.observation.time && lhs.arrival == rhs.arrival
+    }
+}
+
+private struct LinkKey: Hashable, Comparable, Sendable {
+    var device: String
+    var node: String
+    var beacon: String
+
+    static func < (lhs: LinkKey, rhs: LinkKey) -> Bool {
+        (lhs.device, lhs.node, lhs.beacon) < (rhs.device, rhs.node, rhs.beacon)
+    }
+}
+
+private struct Link: Sendable {
+    var smoother: RSSISmoother
+    var tx: Double
+    var txKnown: Bool
+    var radius: Double?
+    var venue: String?
+
+    /// tx - smoothed RSSI: the larger, the further.
+    var pathLoss: Double { tx - smoother.value }
+}
+
+private struct Score: Sendable {
+    var pathLoss: Double
+    var link: LinkKey
+}
+
+private struct Candidate: Sendable {
+    var beacon: String
+    var since: Int64
+    var sightings: Int
+}
+
+private struct UserTrack: Sendable {
+    var links: [LinkKey: Link] = [:]
+    var presence: Presence?
+    var candidate: Candidate?
+    var graceUntil: Int64?
+
+    /// Nothing to remember: not present, no candidate, no recent reading.
+    func isIdle(at time: Int64, staleAfter: Int64) -> Bool {
+        presence == nil && candidate == nil && links.values.allSatisfy { time - $0.smoother.lastTime > staleAfter }
+    }
+
+    /// Drops links not heard for longer than `staleAfter`; a link heard again starts afresh.
+    mutating func forgetLinks(staleAt time: Int64, staleAfter: Int64) {
+        if links.values.contains(where: { time - $0.smoother.lastTime > staleAfter }) {
+            links = links.filter { time - $0.value.smoother.lastTime <= staleAfter }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+/// Everything the aggregator knows about a venue's things at one moment: venues, beacons, nodes,
+/// users and devices. A value: the aggregator swaps in a new one when the database says the
+/// registry changed.
+public struct Registry: Sendable, Equatable {
+    public var venues: [String: Venue]
+    public var beacons: [String: Beacon]
+    public var nodes: [String: Node]
+    public var users: [String: User]
+    /// Devices by canonical identity.
+    public var devices: [String: Device]
+
+    public init(venues: [Venue] = [], beacons: [Beacon] = [], nodes: [Node] = [], users: [User] = [], devices: [Device] = []) {
+        self.venues = Dictionary(venues.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+        self.beacons = Dictionary(beacons.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+        self.nodes = Dictionary(nodes.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+        self.users = Dictionary(users.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+        self.devices = Dictionary(devices.map { ($0.identity, $0) }, uniquingKeysWith: { $1 })
+    }
+
+    /// A place people gather: a conference, an office, a building.
+    public struct Venue: Sendable, Equatable {
+        public var key: String
+        public var name: String?
+        public init(key: String, name: String? = nil) {
+            self.key = key
+            self.name = name
+        }
+    }
+
+    /// A place a person can be at (booth, room, desk), with an optional radio identity or region.
+    public struct Beacon: Sendable, Equatable {
+        public var key: String
+        public var venue: String?
+        public var name: String?
+        /// Canonical identity or region of the beacon hanging there, if any.
+        public var identity: String?
+        public var x: Double?
+        public var y: Double?
+        public var floor: Int?
+        /// Beyond this estimated distance (m) a device does not count as at the beacon.
+        public var radius: Double?
+        /// Calibrated power at 1 m of the beacon's radio, overriding what its frames say.
+        public var tx: Int?
+        public var hello: String?
+        public var goodbye: String?
+
+        public init(key: String, venue: String? = nil, name: String? = nil, identity: String? = nil, x: Double? = nil, y: Double? = nil,
+                    floor: Int? = nil, radius: Double? = nil, tx: Int? = nil, hello: String? = nil, goodbye: String? = nil) {
+            self.key = key
+            self.venue = venue
+            self.name = name
+            self.identity = identity
+            self.x = x
+            self.y = y
+            self.floor = floor
+            self.radius = radius
+            self.tx = tx
+            self.hello = hello
+            self.goodbye = goodbye
+        }
+    }
+
+    /// A scanner that publishes what it hears; anchored to a beacon when it stands at one.
+    public struct Node: Sendable, Equatable {
+        public var key: String
+        public var venue: String?
+        public var beacon: String?
+        public var x: Double?
+        public var y: Double?
+        public var floor: Int?
+        /// Added to every RSSI the node reports, dB, to even out receivers.
+        public var rssiOffset: Double
+
+        public init(key: String, venue: String? = nil, beacon: String? = nil, x: Double? = nil, y: Double? = nil, floor: Int? = nil, rssiOffset: Double = 0) {
+            self.key = key
+            self.venue = venue
+            self.beacon = beacon
+            self.x = x
+            self.y = y
+            self.floor = floor
+            self.rssiOffset = rssiOffset
+        }
+    }
+
+    /// A person whose devices are tracked.
+    public struct User: Sendable, Equatable {
+        public var key: String
+        public var name: String?
+        /// Until when (ms since the epoch) the user leaves no trace; nil when not incognito.
+        public var incognitoUntil: Int64?
+
+        public init(key: String, name: String? = nil, incognitoUntil: Int64? = nil) {
+            self.key = key
+            self.name = name
+            self.incognitoUntil = incognitoUntil
+        }
+
+        /// Whether the user is incognito at `time`.
+        public func isIncognito(at time: Int64) -> Bool {
+            incognitoUntil.map { time < $0 } ?? false
+        }
+    }
+
+    /// A thing a user carries: a tag, a phone, a badge, or a scanner node (`node:<key>`).
+    public struct Device: Sendable, Equatable {
+        public var identity: String
+        public var user: String
+        public var name: String?
+        /// Calibrated power at 1 m, overriding what the device's frames say.
+        public var tx: Int?
+
+        public init(identity: String, user: String, name: String? = nil, tx: Int? = nil) {
+            self.identity = identity
+            self.user = user
+            self.name = name
+            self.tx = tx
+        }
+    }
+}

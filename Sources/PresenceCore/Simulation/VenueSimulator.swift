@@ -1,0 +1,229 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Simulates what scanner nodes hear in a venue: people walk their itineraries; tags and beacons
+/// advertise; each packet's RSSI follows a log-distance path loss with walls, the carrier's body,
+/// slowly varying shadowing, fast fading and each receiver's gain error; packets get lost. Pure
+/// and deterministic: time goes in, sightings come out, and the ground truth is known.
+public struct VenueSimulator: Sendable {
+    public let scenario: Scenario
+    /// The epoch time (ms) the scenario's time zero maps to.
+    public let start: Int64
+    private var itineraries: [String: Itinerary] = [:]
+    private var transmitters: [Transmitter]
+    private var links: [LinkID: LinkState] = [:]
+    private let gains: [String: Double]
+    private let beaconsByKey: [String: Scenario.Beacon]
+    private let nodesByKey: [String: Scenario.Node]
+    private let receivingNodes: Set<String>?
+
+    /// What a node heard.
+    public struct Heard: Sendable, Equatable {
+        public var node: String
+        public var sighting: Sighting
+    }
+
+    /// Simulates `scenario` from epoch time `start`; with `nodes`, only those nodes' sightings
+    /// are produced (the rest of the world is unchanged).
+    public init(scenario: Scenario, start: Int64, nodes: Set<String>? = nil) throws(ValueError) {
+        try scenario.validate()
+        self.scenario = scenario
+        self.start = start
+        receivingNodes = nodes
+        beaconsByKey = Dictionary(scenario.beacons.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+        nodesByKey = Dictionary(scenario.nodes.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+        var gains: [String: Double] = [:]
+        for node in scenario.nodes {
+            var random = RandomSource(seed: scenario.seed, labels: "gain", node.key)
+            gains[node.key] = random.gaussian() * scenario.radio.nodeGainSigma
+        }
+        for person in scenario.people {
+            if let scanner = person.scanner, gains[scanner] == nil {
+                var random = RandomSource(seed: scenario.seed, labels: "gain", scanner)
+                gains[scanner] = random.gaussian() * scenario.radio.nodeGainSigma
+            }
+        }
+        self.gains = gains
+        var transmitters: [Transmitter] = []
+        for person in scenario.people {
+            itineraries[person.user] = Itinerary(person: person, beacons: beaconsByKey, seed: scenario.seed)
+            if let device = person.device {
+                transmitters.append(Transmitter(kind: .tag(user: person.user), identity: device, tx: person.tx ?? scenario.radio.txPower,
+                                                seed: scenario.seed, interval: scenario.radio.advertisingInterval))
+            }
+        }
+        if scenario.people.contains(where: { $0.scanner != nil }) {
+            for beacon in scenario.beacons {
+                guard let identity = beacon.identity else { continue }
+                transmitters.append(Transmitter(kind: .beacon(key: beacon.key), identity: identity, tx: beacon.tx ?? scenario.radio.txPower,
+                                                seed: scenario.seed, interval: scenario.radio.advertisingInterval))
+            }
+        }
+        self.transmitters = transmitters
+    }
+
+    /// Everything heard from the last call up to `time` (epoch ms), in time order.
+    public mutating func advance(to time: Int64) -> [Heard] {
+        let until = time - start
+        var heard: [Heard] = []
+        for index in transmitters.indices {
+            while transmitters[index].next <= until {
+                let moment = transmitters[index].next
+                transmit(index, at: moment, into: &heard)
+                transmitters[index].scheduleNext()
+            }
+        }
+        heard.sort { ($0.sighting.ts, $0.node, $0.sighting.id) < ($1.sighting.ts, $1.node, $1.sighting.id) }
+        return heard
+    }
+
+    /// Where each person truly is at `time` (epoch ms): the beacon they dwell at, nil while
+    /// walking, and absent from the result while away.
+    public mutating func truth(at time: Int64) -> [String: String?] {
+        var truth: [String: String?] = [:]
+        for person in scenario.people {
+            guard var itinerary = itineraries[person.user] else { continue }
+            let pose = itinerary.pose(at: time - start)
+            itineraries[person.user] = itinerary
+            switch pose.activity {
+            case .away: continue
+            case .walking: truth[person.user] = .some(nil)
+            case .dwelling(let beacon): truth[person.user] = .some(beacon)
+            }
+        }
+        return truth
+    }
+
+    // MARK: Radio
+
+    private mutating func transmit(_ index: Int, at moment: Int64, into heard: inout [Heard]) {
+        let transmitter = transmitters[index]
+        switch transmitter.kind {
+        case .tag(let user):
+            guard var itinerary = itineraries[user] else { return }
+            let pose = itinerary.pose(at: moment)
+            itineraries[user] = itinerary
+            guard pose.activity != .away else { return }
+            for node in scenario.nodes where receivingNodes?.contains(node.key) ?? true {
+                let receiver = Scenario.Point(x: node.x, y: node.y)
+                let body = blocks(pose, toward: receiver)
+                receive(transmitter, from: pose.position, node: node.key, at: receiver, bodyBlocked: body, moment: moment, into: &heard)
+            }
+        case .beacon(let key):
+            guard let beacon = beaconsByKey[key] else { return }
+            let source = Scenario.Point(x: beacon.x, y: beacon.y)
+            for person in scenario.people {
+                guard let scanner = person.scanner, receivingNodes?.contains(scanner) ?? true, var itinerary = itineraries[person.user] else { continue }
+                let pose = itinerary.pose(at: moment)
+                itineraries[person.user] = itinerary
+                guard pose.activity != .away else { continue }
+                let body = blocks(pose, toward: source)
+                receive(transmitter, from: source, node: scanner, at: pose.position, bodyBlocked: body, moment: moment, into: &heard)
+            }
+        }
+    }
+
+    /// Whether the carrier's body stands between a device worn on the chest and `point`.
+    private func blocks(_ pose: Itinerary.Pose, toward point: Scenario.Point) -> Bool {
+        let direction = atan2(point.y - pose.position.y, point.x - pose.position.x)
+        var difference = abs(direction - pose.heading).truncatingRemainder(dividingBy: 2 * .pi)
+        if difference > .pi { difference = 2 * .pi - difference }
+        return difference > .pi / 2
+    }
+
+    private mutating func receive(_ transmitter: Transmitter, from source: Scenario.Point, node: String, at receiver: Scenario.Point,
+                                  bodyBlocked: Bool, moment: Int64, into heard: inout [Heard]) {
+        let radio = scenario.radio
+        let id = LinkID(transmitter: transmitter.identity, node: node)
+        var link = links[id] ?? LinkState(seed: scenario.seed, id: id, sigma: radio.shadowingSigma, at: moment)
+        let shadow = link.shadow(at: moment, sigma: radio.shadowingSigma, time: radio.shadowingTime)
+        let fading = link.random.gaussian() * radio.fadingSigma
+        let lost = link.random.uniform() < radio.packetLoss
+        links[id] = link
+        guard !lost else { return }
+        let distance = max(0.1, source.distance(to: receiver))
+        var rssi = transmitter.tx - 10 * radio.pathLossExponent * log10(distance)
+        rssi -= wallLoss(from: source, to: receiver)
+        if bodyBlocked { rssi -= radio.bodyLoss }
+        rssi += shadow + fading + (gains[node] ?? 0)
+        guard rssi >= radio.sensitivity else { return }
+        let value = Int(min(max(rssi.rounded(), -127), 20))
+        heard.append(Heard(node: node, sighting: Sighting(ts: start + moment, id: transmitter.identity, rssi: value, tx: Int(transmitter.tx.rounded()))))
+    }
+
+    private func wallLoss(from a: Scenario.Point, to b: Scenario.Point) -> Double {
+        var loss = 0.0
+        for wall in scenario.walls where segmentsCross(a, b, wall.from, wall.to) {
+            loss += wall.loss
+        }
+        return loss
+    }
+
+    private func segmentsCross(_ p1: Scenario.Point, _ p2: Scenario.Point, _ q1: Scenario.Point, _ q2: Scenario.Point) -> Bool {
+        func side(_ a: Scenario.Point, _ b: Scenario.Point, _ c: Scenario.Point) -> Double {
+            (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
+        }
+        let d1 = side(q1, q2, p1), d2 = side(q1, q2, p2), d3 = side(p1, p2, q1), d4 = side(p1, p2, q2)
+        return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
+    }
+}
+
+private struct Transmitter: Sendable {
+    enum Kind: Sendable {
+        case tag(user: String)
+        case beacon(key: String)
+    }
+
+    let kind: Kind
+    let identity: String
+    let tx: Double
+    let interval: Int64
+    var random: RandomSource
+    /// Next advertisement, ms after the start.
+    var next: Int64
+
+    init(kind: Kind, identity: String, tx: Double, seed: UInt64, interval: Int64) {
+        self.kind = kind
+        self.identity = identity
+        self.tx = tx
+        self.interval = interval
+        random = RandomSource(seed: seed, labels: "advertising", identity)
+        next = Int64(random.uniform() * Double(interval))
+    }
+
+    mutating func scheduleNext() {
+        next += interval + Int64(random.uniform() * 10)
+    }
+}
+
+private struct LinkID: Hashable, Sendable {
+    var transmitter: String
+    var node: String
+}
+
+/// One transmitter-receiver pair: its random stream and its shadowing, an Ornstein-Uhlenbeck
+/// process (correlated in time, stationary with the configured sigma).
+private struct LinkState: Sendable {
+    var random: RandomSource
+    var shadowing: Double
+    var lastTime: Int64
+
+    init(seed: UInt64, id: LinkID, sigma: Double, at time: Int64) {
+        random = RandomSource(seed: seed, labels: "link", id.transmitter, id.node)
+        shadowing = random.gaussian() * sigma
+        lastTime = time
+    }
+
+    mutating func shadow(at time: Int64, sigma: Double, time constant: Int64) -> Double {
+        let elapsed = Double(max(0, time - lastTime))
+        let rho = constant > 0 ? exp(-elapsed / Double(constant)) : 0
+        shadowing = shadowing * rho + sigma * (1 - rho * rho).squareRoot() * random.gaussian()
+        lastTime = time
+        return shadowing
+    }
+}

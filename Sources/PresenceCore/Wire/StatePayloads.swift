@@ -1,0 +1,154 @@
+/// Where a user is now, retained on `{p}/v1/state/users/{user}`; `beacon` nil when nowhere.
+public struct UserState: Equatable, Sendable {
+    public var user: String
+    public var beacon: String?
+    public var venue: String?
+    /// Since when the user has been at `beacon` (or nowhere), ms since the Unix epoch.
+    public var since: Int64
+    /// The estimated position, when nodes and beacons have coordinates.
+    public var position: Position?
+
+    public init(user: String, beacon: String?, venue: String?, since: Int64, position: Position? = nil) {
+        self.user = user
+        self.beacon = beacon
+        self.venue = venue
+        self.since = since
+        self.position = position
+    }
+
+    public func encoded() -> [UInt8] {
+        var writer = JSONWriter()
+        writer.object { w in
+            w.member("v", 1)
+            w.member("user", user)
+            w.key("beacon")
+            if let beacon { w.string(beacon) } else { w.null() }
+            w.key("venue")
+            if let venue { w.string(venue) } else { w.null() }
+            w.member("since", since)
+            if let position {
+                w.key("position")
+                position.write(to: &w)
+            }
+        }
+        return writer.bytes
+    }
+}
+
+/// An estimated location in a venue's coordinates, metres, with its accuracy (1σ radius, metres).
+public struct Position: Equatable, Sendable {
+    public var x: Double
+    public var y: Double
+    public var floor: Int?
+    public var accuracy: Double
+
+    public init(x: Double, y: Double, floor: Int?, accuracy: Double) {
+        self.x = x
+        self.y = y
+        self.floor = floor
+        self.accuracy = accuracy
+    }
+
+    func write(to writer: inout JSONWriter) {
+        writer.object { w in
+            w.member("x", number: x)
+            w.member("y", number: y)
+            w.member("floor", floor)
+            w.member("accuracy", number: accuracy)
+        }
+    }
+}
+
+/// Who is at a beacon now, retained on `{p}/v1/state/beacons/{beacon}`.
+public struct BeaconState: Equatable, Sendable {
+    public var beacon: String
+    /// User keys, sorted.
+    public var users: [String]
+
+    public init(beacon: String, users: [String]) {
+        self.beacon = beacon
+        self.users = users
+    }
+
+    public func encoded() -> [UInt8] {
+        var writer = JSONWriter()
+        writer.object { w in
+            w.member("v", 1)
+            w.member("beacon", beacon)
+            w.key("users")
+            w.array { w in
+                for user in users { w.string(user) }
+            }
+            w.member("count", users.count)
+        }
+        return writer.bytes
+    }
+}
+
+/// A hello or goodbye message for a user at a beacon, on `{p}/v1/notify/{user}`.
+public struct PresenceNotification: Equatable, Sendable {
+    public enum Kind: String, Sendable {
+        case hello, goodbye
+    }
+
+    public var user: String
+    public var beacon: String
+    public var kind: Kind
+    public var message: String
+    public var at: Int64
+
+    public init(user: String, beacon: String, kind: Kind, message: String, at: Int64) {
+        self.user = user
+        self.beacon = beacon
+        self.kind = kind
+        self.message = message
+        self.at = at
+    }
+
+    public func encoded() -> [UInt8] {
+        var writer = JSONWriter()
+        writer.object { w in
+            w.member("v", 1)
+            w.member("user", user)
+            w.member("beacon", beacon)
+            w.member("kind", kind.rawValue)
+            w.member("message", message)
+            w.member("at", at)
+        }
+        return writer.bytes
+    }
+}
+
+/// Whether a process (node or aggregator) is up, retained; its will sets `offline`.
+public struct ServiceStatus: Equatable, Sendable {
+    public enum State: String, Sendable {
+        case online, offline
+    }
+
+    public var state: State
+    /// Extra string members, written in order (a node's version, adapter, start time...).
+    public var details: [(String, String)]
+    /// Extra integer members, written after the strings.
+    public var numbers: [(String, Int64)]
+
+    public init(state: State, details: [(String, String)] = [], numbers: [(String, Int64)] = []) {
+        self.state = state
+        self.details = details
+        self.numbers = numbers
+    }
+
+    public static func == (lhs: ServiceStatus, rhs: ServiceStatus) -> Bool {
+        lhs.state == rhs.state && lhs.details.elementsEqual(rhs.details, by: ==) && lhs.numbers.elementsEqual(rhs.numbers, by: ==)
+    }
+
+    public func encoded() -> [UInt8] {
+        var writer = JSONWriter()
+        writer.object { w in
+            w.member("v", 1)
+            w.member("state", state.rawValue)
+            for (key, value) in details { w.member(key, value) }
+            for (key, value) in numbers { w.member(key, value) }
+        }
+        return writer.bytes
+    }
+}

@@ -1,0 +1,223 @@
+import Testing
+@testable import PresenceCore
+
+/// Feeds an engine observations the way the aggregator does: each at its time, then "now".
+private struct Drive {
+    var engine: PresenceEngine
+    var events: [PresenceEvent] = []
+
+    init(_ configure: (inout EngineConfiguration) -> Void = { _ in }) {
+        var configuration = EngineConfiguration()
+        configure(&configuration)
+        engine = PresenceEngine(configuration: configuration, now: 0)
+    }
+
+    mutating func hear(_ beacon: String, rssi: Double, at time: Int64, user: String = "alice", device: String = "tag-1",
+                       node: String? = nil, radius: Double? = nil, tx: Double = -59) {
+        engine.ingest(Observation(time: time, user: user, device: device, beacon: beacon, venue: "expo", node: node ?? "node-\(beacon)",
+                                  rssi: rssi, tx: tx, radius: radius))
+        events += engine.advance(to: time)
+    }
+
+    mutating func tick(to time: Int64) {
+        events += engine.advance(to: time)
+    }
+
+    var summary: [String] {
+        events.map { "\($0.kind.rawValue) \($0.beacon)\($0.reason.map { " " + $0.rawValue } ?? "") @\($0.at)" }
+    }
+}
+
+@Suite struct PresenceEngineTests {
+    @Test func entersWithinTheEnterDwellOfSteadyReception() {
+        var d = Drive()
+        for t in stride(from: Int64(10_000), through: 13_000, by: 1_000) {
+            d.hear("a", rssi: -60, at: t)
+        }
+        #expect(d.summary == ["enter a @11000"])
+        let enter = d.events[0]
+        #expect(enter.user == "alice" && enter.device == "tag-1" && enter.venue == "expo")
+        #expect(enter.rssi == -60)
+        #expect(abs((enter.distance ?? 0) - 1.122) < 0.01)
+        #expect(enter.proximity == .near)
+        #expect(enter.id == EventID.make(kind: .enter, user: "alice", device: "tag-1", beacon: "a", at: 11_000, entered: nil))
+    }
+
+    @Test func oneStraySightingEntersNothing() {
+        var d = Drive()
+        d.hear("a", rssi: -60, at: 10_000)
+        d.tick(to: 60_000)
+        #expect(d.events.isEmpty)
+    }
+
+    @Test func picksTheNearestOfSeveralBeaconsAtEnter() {
+        var d = Drive()
+        for t in stride(from: Int64(0), through: 2_000, by: 500) {
+            d.hear("a", rssi: -75, at: t)
+            d.hear("b", rssi: -62, at: t + 10)
+        }
+        #expect(d.summary.first == "enter b @1010")
+    }
+
+    @Test func aClearMoveIsReportedWithinSixSecondsAsExitThenEnterAtOneInstant() {
+        var d = Drive()
+        for t in stride(from: Int64(0), to: 30_000, by: 1_000) {
+            let atA = t < 10_000
+            d.hear("a", rssi: atA ? -58 : -68, at: t)
+            d.hear("b", rssi: atA ? -68 : -58, at: t + 1)
+        }
+        #expect(d.summary.count == 3)
+        #expect(d.summary[0] == "enter a @1000")
+        let exit = d.events[1], enter = d.events[2]
+        #expect(exit.kind == .exit && exit.beacon == "a" && exit.reason == .moved && exit.entered == 1_000)
+        #expect(enter.kind == .enter && enter.beacon == "b")
+        #expect(exit.at == enter.at)
+        #expect(enter.at - 10_000 <= 6_000, "move reported \(enter.at - 10_000) ms after it happened")
+        #expect(exit.dwell == Double(exit.at - 1_000) / 1000)
+    }
+
+    @Test func noMoveWhenTheOtherBeaconIsLessThanTheMarginNearer() {
+        var d = Drive()
+        for t in stride(from: Int64(0), to: 120_000, by: 1_000) {
+            d.hear("a", rssi: -65, at: t)
+            d.hear("b", rssi: -62, at: t + 1)
+        }
+        #expect(d.summary == ["enter b @1001"] || d.summary == ["enter a @1000"])
+        var e = Drive()
+        for t in stride(from: Int64(0), to: 5_000, by: 1_000) { e.hear("a", rssi: -60, at: t) }
+        for t in stride(from: Int64(5_000), to: 120_000, by: 1_000) {
+            e.hear("a", rssi: -64, at: t)
+            e.hear("b", rssi: -61, at: t + 1)
+        }
+        #expect(e.summary == ["enter a @1000"])
+    }
+
+    @Test func noMoveWhenTheOtherBeaconIsNearerForLessThanTheDwell() {
+        var d = Drive()
+        for t in stride(from: Int64(0), to: 60_000, by: 500) {
+            let blip = t >= 20_000 && t < 21_500
+            d.hear("a", rssi: blip ? -80 : -60, at: t)
+            d.hear("b", rssi: blip ? -55 : -75, at: t + 1)
+        }
+        #expect(d.summary == ["enter a @1000"])
+    }
+
+    @Test func timeoutExitIsAtTheLastSightingAndDecidedAfterTheAbsenceTimeout() {
+        var d = Drive()
+        for t in stride(from: Int64(0), through: 20_000, by: 1_000) { d.hear("a", rssi: -60, at: t) }
+        d.tick(to: 34_999)
+        #expect(d.summary == ["enter a @1000"])
+        d.tick(to: 35_000)
+        #expect(d.summary == ["enter a @1000", "exit a timeout @20000"])
+        #expect(d.events[1].entered == 1_000 && d.events[1].dwell == 19)
+    }
+
+    @Test func staysWhileTheBeaconIsSilentAndNothingElseWins() {
+        var d = Drive()
+        for t in stride(from: Int64(0), through: 5_000, by: 1_000) { d.hear("a", rssi: -60, at: t) }
+        for t in stride(from: Int64(6_000), through: 18_000, by: 1_000) { d.hear("b", rssi: -95, at: t, radius: 2) }
+        #expect(d.summary == ["enter a @1000"])
+        d.tick(to: 40_000)
+        #expect(d.summary == ["enter a @1000", "exit a timeout @5000"])
+    }
+
+    @Test func beyondTheRadiusABeaconDoesNotQualify() {
+        var d = Drive()
+        // -59 - 20 log10(3) = -68.5: about 3 m away.
+        for t in stride(from: Int64(0), through: 10_000, by: 1_000) { d.hear("desk", rssi: -68.5, at: t, radius: 1.5) }
+        d.tick(to: 40_000)
+        #expect(d.events.isEmpty)
+        var near = Drive()
+        for t in stride(from: Int64(0), through: 10_000, by: 1_000) { near.hear("desk", rssi: -60, at: t, radius: 1.5) }
+        #expect(near.summary == ["enter desk @1000"])
+    }
+
+    @Test func aMoveWinsAgainstABeaconThatStoppedQualifying() {
+        var d = Drive()
+        for t in stride(from: Int64(0), through: 5_000, by: 1_000) { d.hear("a", rssi: -60, at: t) }
+        for t in stride(from: Int64(6_000), through: 30_000, by: 1_000) { d.hear("b", rssi: -70, at: t) }
+        // a's last sighting (5 s) stops qualifying after 10 s; b then wins after the 3 s dwell.
+        #expect(d.summary == ["enter a @1000", "exit a moved @19000", "enter b @19000"])
+    }
+
+    @Test func lateObservationsAreCountedAndAppliedAtTheEnginesTime() {
+        var d = Drive()
+        d.tick(to: 50_000)
+        d.hear("a", rssi: -60, at: 40_000)
+        d.hear("a", rssi: -60, at: 51_000)
+        #expect(d.engine.statistics.late == 1)
+        #expect(d.summary == ["enter a @51000"])
+    }
+
+    @Test func removingAUserEndsTheSessionWithTheReasonAndDropsPendingObservations() {
+        var d = Drive()
+        for t in stride(from: Int64(0), through: 3_000, by: 1_000) { d.hear("a", rssi: -60, at: t) }
+        d.engine.ingest(Observation(time: 9_000, user: "alice", device: "tag-1", beacon: "a", venue: "expo", node: "n", rssi: -60, tx: -59))
+        let exits = d.engine.remove(user: "alice", at: 4_000, reason: .incognito)
+        #expect(exits.map(\.reason) == [.incognito])
+        #expect(exits.first?.at == 4_000)
+        #expect(d.engine.advance(to: 20_000).isEmpty)
+        #expect(d.engine.presence(of: "alice") == nil)
+    }
+
+    @Test func removingABeaconOrDeviceEndsSessionsThere() {
+        var d = Drive()
+        for t in stride(from: Int64(0), through: 3_000, by: 1_000) {
+            d.hear("a", rssi: -60, at: t)
+            d.hear("a", rssi: -60, at: t, user: "bob", device: "tag-2")
+        }
+        let beaconExits = d.engine.removeBeacon("a", at: 4_000)
+        #expect(beaconExits.map(\.user).sorted() == ["alice", "bob"])
+        #expect(beaconExits.allSatisfy { $0.reason == .removed })
+        for t in stride(from: Int64(5_000), through: 8_000, by: 1_000) { d.hear("b", rssi: -60, at: t) }
+        let deviceExits = d.engine.removeDevice("tag-1", at: 9_000)
+        #expect(deviceExits.map(\.beacon) == ["b"])
+    }
+
+    @Test func aResumedSessionContinuesWithoutASecondEnter() {
+        var d = Drive()
+        d.tick(to: 100_000)
+        d.engine.resume(Presence(user: "alice", device: "tag-1", beacon: "a", venue: "expo", entered: 50_000, lastSeen: 99_000))
+        for t in stride(from: Int64(101_000), through: 110_000, by: 1_000) { d.hear("a", rssi: -60, at: t) }
+        #expect(d.events.isEmpty)
+        d.tick(to: 200_000)
+        #expect(d.summary == ["exit a timeout @110000"])
+        #expect(d.events[0].entered == 50_000)
+    }
+
+    @Test func aResumedSessionOfSomeoneWhoLeftEndsAtTheirLastSightingAfterTheGrace() {
+        var d = Drive()
+        d.tick(to: 100_000)
+        d.engine.resume(Presence(user: "alice", device: "tag-1", beacon: "a", venue: "expo", entered: 20_000, lastSeen: 30_000))
+        d.tick(to: 104_999)
+        #expect(d.events.isEmpty)
+        d.tick(to: 105_000)
+        #expect(d.summary == ["exit a timeout @30000"])
+    }
+
+    @Test func theSameCallsGiveTheSameEvents() {
+        func run() -> [PresenceEvent] {
+            var d = Drive()
+            var random = RandomSource(seed: 7)
+            for t in stride(from: Int64(0), to: 600_000, by: 250) {
+                let beacon = ["a", "b", "c"][Int(random.next() % 3)]
+                d.hear(beacon, rssi: -70 + random.gaussian() * 6, at: t + Int64(random.next() % 200))
+                if t % 5_000 == 0 { d.tick(to: t) }
+            }
+            return d.events
+        }
+        let first = run()
+        #expect(!first.isEmpty)
+        #expect(first == run())
+    }
+
+    @Test func twoBeaconsTenDecibelsApartUnderFourDecibelNoiseNeverSwitchInAnHour() {
+        var d = Drive()
+        var random = RandomSource(seed: 42)
+        for t in stride(from: Int64(0), to: 3_600_000, by: 1_000) {
+            d.hear("a", rssi: -60 + (random.uniform() * 8 - 4), at: t)
+            d.hear("b", rssi: -70 + (random.uniform() * 8 - 4), at: t + 3)
+        }
+        #expect(d.summary == ["enter a @1000"])
+    }
+}
