@@ -5,7 +5,7 @@ extension PostgresConnection {
     /// Runs `body` between BEGIN and COMMIT; if it throws, rolls back and rethrows its error.
     /// Nesting is refused. A body that swallowed a failed statement makes the server turn COMMIT
     /// into ROLLBACK, which is reported as an error instead of passing silently.
-    public func transaction<T: Sendable>(_ body: (isolated PostgresConnection) throws -> T) throws -> T {
+    public func transaction<T: Sendable>(_ body: @Sendable (isolated PostgresConnection) throws -> T) throws -> T {
         let handle = try openHandle()
         guard PQtransactionStatus(handle) == PQTRANS_IDLE else {
             throw PostgresError(kind: .usage, message: "transaction() cannot run inside another transaction")

@@ -59,6 +59,7 @@ public actor PostgresConnection {
     public var isOpen: Bool { handle != nil }
 
     /// Runs one statement with text parameters (`$1`...; nil is NULL) and text results (`PQexecParams`).
+    @discardableResult
     public func query(_ sql: String, _ parameters: [PostgresParameter] = []) throws -> PostgresResult {
         let handle = try openHandle()
         let values = try Self.texts(parameters)

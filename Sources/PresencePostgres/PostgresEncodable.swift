@@ -39,9 +39,10 @@ extension Bool: PostgresEncodable {
 }
 
 extension Date: PostgresEncodable {
-    /// An ISO-8601 `timestamptz` in UTC with milliseconds, such as `2024-05-01T12:30:00.250Z`.
+    /// An ISO-8601 `timestamptz` in UTC with milliseconds, such as `2024-05-01T12:30:00.250Z`,
+    /// rounded to the nearest millisecond (a `Double` of seconds rarely holds one exactly).
     public var postgresText: String {
-        let milliseconds = (timeIntervalSince1970 * 1000).rounded(.down)
+        let milliseconds = (timeIntervalSince1970 * 1000).rounded()
         guard let exact = Int64(exactly: milliseconds) else {
             return timeIntervalSince1970 < 0 ? "-infinity" : "infinity"
         }
