@@ -89,7 +89,7 @@ final class ListenerLoop {
                     fail(connection, PostgresError(kind: .connection, message: "timeout expired while connecting"))
                     return nil
                 }
-                let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+                let milliseconds = Int32(clamping: Int64((remaining / .milliseconds(1)).rounded(.up)))
                 let events = Int16(status == PGRES_POLLING_READING ? POLLIN : POLLOUT)
                 switch waitForSocket(PQsocket(connection), events: events, wakeFD: signals.wakeFD, timeoutMilliseconds: milliseconds) {
                 case .woken:

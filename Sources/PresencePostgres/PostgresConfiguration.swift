@@ -16,7 +16,7 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     public var description: String {
         guard let options = ConnectionString.parse(url) else { return "<unparsable connection string>" }
         let user = options["user"].map { "\($0)@" } ?? ""
-        let host = options["host"] ?? options["hostaddr"] ?? "localhost"
+        let host = options["host"] ?? options["hostaddr"] ?? "(default socket)"
         let port = options["port"].map { ":\($0)" } ?? ""
         return "postgres://\(user)\(host)\(port)/\(options["dbname"] ?? "")"
     }
