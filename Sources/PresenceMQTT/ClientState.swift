@@ -12,8 +12,10 @@ struct ClientState {
     var connected = false
     /// Subscribe message ids sent on the current connection and not yet acknowledged.
     var pendingSubacks: Set<Int32> = []
-    /// Set when libmosquitto's network thread gave up for good (for example a TLS failure).
+    /// Set when libmosquitto's network thread gave up for good (for example a refused MQTT 5 CONNACK).
     var failure: MQTTError?
+    /// The broker's last refusal of a connection attempt, cleared by a successful connect.
+    var lastRefusal: MQTTError?
     var subscriptions: [MQTTSubscription]
     var tracker: PublishTracker
     var connectWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]

@@ -40,13 +40,14 @@ extension MQTTClient {
 
     private func connected(rc: Int32) {
         guard rc == 0 else {
-            logger.error("broker refused the connection; retrying", metadata: [
-                "error": "\(MQTTError.connack(rc, version: configuration.protocolVersion))",
-            ])
+            let refusal = MQTTError.connack(rc, version: configuration.protocolVersion)
+            state.withLock { $0.lastRefusal = refusal }
+            logger.error("broker refused the connection", metadata: ["error": "\(refusal)"])
             return
         }
         let (subscriptions, epoch) = state.withLock { state in
             state.connected = true
+            state.lastRefusal = nil
             state.statistics.connects += 1
             return (state.subscriptions, state.tracker.epoch)
         }
@@ -99,7 +100,8 @@ extension MQTTClient {
     }
 
     /// libmosquitto's network thread ends after these return codes (`mosquitto_loop_forever`),
-    /// so the client will never reconnect.
+    /// so the client will never reconnect. 2.0.11 maps a refused MQTT 5 CONNACK to
+    /// `MOSQ_ERR_PROTOCOL`, one of them.
     private static let fatal: Set<Int32> = Set([
         MOSQ_ERR_NOMEM, MOSQ_ERR_PROTOCOL, MOSQ_ERR_INVAL, MOSQ_ERR_NOT_FOUND, MOSQ_ERR_TLS,
         MOSQ_ERR_PAYLOAD_SIZE, MOSQ_ERR_NOT_SUPPORTED, MOSQ_ERR_AUTH, MOSQ_ERR_ACL_DENIED,
@@ -111,16 +113,17 @@ extension MQTTClient {
         let error = rc < 0x80
             ? MQTTError("connection lost", rc: rc)
             : MQTTError(code: rc, message: "broker closed the connection: \(cText(mosquitto_reason_string(rc)))")
-        let failure = Self.fatal.contains(rc) ? MQTTError(code: rc, message: "MQTT network thread gave up: \(error.message)") : nil
-        let (wasConnected, waiters) = state.withLock { state in
+        let (wasConnected, failure, waiters) = state.withLock { state in
             let wasConnected = state.connected
             state.connected = false
             state.pendingSubacks = []
             state.tracker.connectionEnded()
             if wasConnected { state.statistics.disconnects += 1 }
-            guard let failure, state.phase == .running else { return (wasConnected, nil as ClientState.Waiters?) }
+            guard Self.fatal.contains(rc), state.phase == .running else { return (wasConnected, nil as MQTTError?, nil as ClientState.Waiters?) }
+            let cause = state.lastRefusal ?? error
+            let failure = MQTTError(code: cause.code, message: "\(cause.message); libmosquitto stopped its network thread, the client will not reconnect")
             state.failure = failure
-            return (wasConnected, state.drainWaiters())
+            return (wasConnected, failure, state.drainWaiters())
         }
         if let failure {
             logger.critical("MQTT client cannot reconnect", metadata: ["error": "\(failure)"])

@@ -2,8 +2,9 @@ import CMosquitto
 import Synchronization
 
 extension MQTTClient {
-    /// Publishes one message. QoS 0 returns once libmosquitto has it (and throws if disconnected:
-    /// the message is dropped). QoS 1 and 2 wait for a slot in the `maxInFlight` window, then for
+    /// Publishes one message. QoS 0 returns once libmosquitto has it; it throws if libmosquitto
+    /// refuses it while disconnected, and is lost without an error if a connection attempt under
+    /// way fails. QoS 1 and 2 wait for a slot in the `maxInFlight` window, then for
     /// the broker's acknowledgement, through disconnects and reconnects: libmosquitto keeps the
     /// message queued and sends it again, so it is never published twice from here.
     /// Throws `CancellationError` if the task is cancelled while waiting (the message may still be

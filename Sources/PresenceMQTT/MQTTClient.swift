@@ -183,6 +183,8 @@ public final class MQTTClient: @unchecked Sendable {
             group.addTask {
                 do {
                     try await self.send(message, duringStop: true)
+                } catch is CancellationError {
+                    self.logger.warning("final message not acknowledged within 5 s", metadata: ["topic": "\(message.topic)"])
                 } catch {
                     self.logger.warning("final message not acknowledged", metadata: [
                         "topic": "\(message.topic)", "error": "\(error)",
