@@ -1,3 +1,10 @@
+/// A `publish` caller waiting for its acknowledgement's reason code.
+typealias AckWaiter = CheckedContinuation<Int32, any Error>
+/// A `publish` caller waiting for a slot in the in-flight window.
+typealias SlotWaiter = CheckedContinuation<Void, any Error>
+/// The tracker as the client uses it.
+typealias Tracker = PublishTracker<AckWaiter, SlotWaiter>
+
 /// Everything an `MQTTClient` shares between callers and libmosquitto's network thread; it lives
 /// in one `Mutex`, and continuations taken out of it are resumed after unlocking.
 struct ClientState {
@@ -17,7 +24,10 @@ struct ClientState {
     /// The broker's last refusal of a connection attempt, cleared by a successful connect.
     var lastRefusal: MQTTError?
     var subscriptions: [MQTTSubscription]
-    var tracker: PublishTracker
+    var tracker: Tracker
+    /// A thread retries a first connection attempt that failed at once (see `retryFirstConnect`).
+    var retryingFirstConnect = false
+    var firstConnectRetriesEnded: CheckedContinuation<Void, Never>?
     var connectWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
     var stopWaiters: [CheckedContinuation<Void, Never>] = []
     var statistics = MQTTStatistics()
@@ -25,7 +35,7 @@ struct ClientState {
 
     init(subscriptions: [MQTTSubscription], maxInFlight: Int) {
         self.subscriptions = subscriptions
-        tracker = PublishTracker(limit: maxInFlight)
+        tracker = Tracker(limit: maxInFlight)
     }
 
     /// Connected, with the subscriptions made at connect acknowledged.
@@ -66,8 +76,8 @@ struct ClientState {
 
     /// Callers taken out of the state, to be resumed outside the lock.
     struct Waiters {
-        var acks: [PublishTracker.AckWaiter]
-        var slots: [PublishTracker.SlotWaiter]
+        var acks: [AckWaiter]
+        var slots: [SlotWaiter]
         var connects: [CheckedContinuation<Void, any Error>]
 
         func fail(with error: MQTTError) {

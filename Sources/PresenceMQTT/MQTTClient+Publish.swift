@@ -66,7 +66,7 @@ extension MQTTClient {
         }
         let id = state.withLock { $0.makeID() }
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: PublishTracker.SlotWaiter) in
+            try await withCheckedThrowingContinuation { (continuation: SlotWaiter) in
                 let outcome = state.withLock { state -> Outcome in
                     if let refusal = state.refusal(duringStop: duringStop) { return .refused(refusal) }
                     if state.tracker.tryAcquire() { return .granted }
@@ -91,8 +91,8 @@ extension MQTTClient {
     /// The reason code of the acknowledgement for `mid` (0 for MQTT 3.1.1).
     private func acknowledgement(of mid: Int32) async throws -> Int32 {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: PublishTracker.AckWaiter) in
-                let outcome = state.withLock { state -> Result<PublishTracker.Registration, MQTTError> in
+            try await withCheckedThrowingContinuation { (continuation: AckWaiter) in
+                let outcome = state.withLock { state -> Result<Tracker.Registration, MQTTError> in
                     // Only a finished stop or a dead network thread: while stopping, acks still come.
                     if let failure = state.failure { return .failure(failure) }
                     if state.phase == .stopped { return .failure(.stopped) }

@@ -58,8 +58,7 @@ public final class MQTTClient: @unchecked Sendable {
         // The network thread calls back into this object until `mosquitto_loop_stop` returns:
         // keep it alive until then; `stop()` balances this.
         let retained = Unmanaged.passRetained(self)
-        // The loop thread must run before connect_async: if the first connect fails without it,
-        // libmosquitto 2.0.11 never retries.
+        // The loop thread must run before connect_async, or a failed first attempt is never retried.
         do {
             try check(mosquitto_loop_start(handle), "cannot start the MQTT network thread")
         } catch {
@@ -71,9 +70,8 @@ public final class MQTTClient: @unchecked Sendable {
         let url = configuration.url
         let rc = mosquitto_connect_async(handle, url.host, Int32(url.port), Int32(configuration.keepAlive))
         if rc != MOSQ_ERR_SUCCESS.rawValue {
-            logger.warning("first connection attempt failed; retrying in the background", metadata: [
-                "error": "\(MQTTError("connect", rc: rc))",
-            ])
+            logger.warning("connection attempt failed; retrying", metadata: ["error": "\(MQTTError("connect", rc: rc))"])
+            retryFirstConnect()
         }
     }
 
@@ -155,6 +153,7 @@ public final class MQTTClient: @unchecked Sendable {
         case .idle:
             finishStopping()
         case .running:
+            await waitForFirstConnectRetries()
             if let final { await publishFinal(final) }
             let rc = mosquitto_disconnect(handle)
             if rc != MOSQ_ERR_SUCCESS.rawValue && rc != MOSQ_ERR_NO_CONN.rawValue {

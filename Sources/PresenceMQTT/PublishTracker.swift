@@ -1,15 +1,13 @@
 /// Matches libmosquitto's publish completions to the callers waiting for them, and keeps the
 /// QoS 1/2 in-flight window. A value type driven by events; the client applies it under a lock and
-/// resumes the continuations it returns after unlocking.
+/// resumes the waiters (continuations) it returns after unlocking. Generic over the waiters so that
+/// tests can drive it with plain values.
 ///
 /// libmosquitto reports completions by 16-bit message id only, for QoS 0 (written) and QoS 1/2
 /// (acknowledged) alike, and may report one before `mosquitto_publish` has returned its id. So every
 /// id the client gets back is registered here, even when nobody waits for it, and a completion for
 /// an id not registered yet is kept in `early` until its publisher registers it.
-struct PublishTracker {
-    typealias AckWaiter = CheckedContinuation<Int32, any Error>
-    typealias SlotWaiter = CheckedContinuation<Void, any Error>
-
+struct PublishTracker<AckWaiter, SlotWaiter> {
     enum Entry {
         /// A `publish` caller waiting for its acknowledgement; holds a window slot.
         case waiting(AckWaiter)
