@@ -328,6 +328,24 @@ import Testing
         await broker.stop()
     }
 
+    @Test func aFirstConnectionAttemptThatFailsAtOnceIsRetried() async throws {
+        // The name cannot resolve: mosquitto_connect_async fails before any socket exists, after
+        // which libmosquitto alone would never try again.
+        let recorder = LogRecorder()
+        var configuration = MQTTConfiguration(url: try MQTTURL(parsing: "mqtt://no-such-broker.invalid"), clientID: "dns")
+        configuration.reconnectDelayMax = 1
+        let client = try MQTTClient(configuration: configuration, logger: recorder.logger("dns"))
+        try client.start()
+        try await eventually(10, "three failed attempts") {
+            recorder.recorded.filter { $0.hasPrefix("warning: connection attempt failed") }.count >= 3
+        }
+        #expect(recorder.recorded.allSatisfy { !$0.contains("connection attempt under way") })
+        let started = ContinuousClock.now
+        await client.stop()
+        #expect(ContinuousClock.now - started < .seconds(1), "stop does not wait for the back-off")
+        #expect(!client.isConnected)
+    }
+
     @Test func badConfigurationIsRefusedNamingTheValue() throws {
         let url = try MQTTURL(parsing: "mqtt://127.0.0.1")
         func refusal(_ change: (inout MQTTConfiguration) -> Void) -> String {

@@ -92,3 +92,30 @@ final class Flag: Sendable {
     func set() { value.withLock { $0 = true } }
     var isSet: Bool { value.withLock { $0 } }
 }
+
+/// Keeps the messages logged through its loggers, for tests of what a component reports.
+final class LogRecorder: Sendable {
+    private let messages = Mutex<[String]>([])
+
+    var recorded: [String] { messages.withLock { $0 } }
+
+    func logger(_ label: String) -> Logger {
+        Logger(label: label) { _ in Handler(recorder: self) }
+    }
+
+    private struct Handler: LogHandler {
+        let recorder: LogRecorder
+        var metadata: Logger.Metadata = [:]
+        var logLevel = Logger.Level.trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let error = event.metadata?["error"].map { " \($0)" } ?? ""
+            recorder.messages.withLock { $0.append("\(event.level): \(event.message)\(error)") }
+        }
+    }
+}
