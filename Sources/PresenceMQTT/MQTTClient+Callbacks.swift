@@ -7,8 +7,9 @@ import Synchronization
 /// and resume continuations only after unlocking.
 extension MQTTClient {
     /// Routes every callback to this object through the userdata pointer libmosquitto passes back
-    /// (no global table of instances). Unretained: `start()` retains the object until the network
-    /// thread is joined, and no callback runs before `start()`.
+    /// (no global table of instances). Unretained: on the network thread, `start()` holds a
+    /// reference until the thread is joined; the library's log messages from a caller's thread
+    /// come while that caller holds one; `deinit` clears the pointer first.
     func installCallbacks() {
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(self).toOpaque())
         mosquitto_connect_v5_callback_set(handle) { _, context, rc, _, _ in

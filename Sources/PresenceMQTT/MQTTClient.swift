@@ -6,7 +6,8 @@ import class Foundation.Thread
 
 /// One connection to a broker through libmosquitto's own network thread: connects and reconnects
 /// in the background, re-subscribes and re-publishes the birth message on every connect, delivers
-/// inbound messages as `messages`, and publishes with QoS 1 acknowledgements awaited.
+/// inbound messages as `messages`, and publishes with QoS 1 acknowledgements awaited. Once
+/// started, a client lives until `stop()` (the network thread holds it), so always stop it.
 ///
 /// `@unchecked Sendable` because it holds a `struct mosquitto *`, which Swift cannot check: in
 /// threaded mode (`mosquitto_loop_start`) libmosquitto locks its own state, so its calls may come
@@ -39,6 +40,7 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     deinit {
+        mosquitto_user_data_set(handle, nil)
         mosquitto_destroy(handle)
     }
 
@@ -138,7 +140,8 @@ public final class MQTTClient: @unchecked Sendable {
     /// acknowledgement, disconnects cleanly (so the broker does not publish the will), stops the
     /// network thread, ends `messages` and fails every pending `publish` with `MQTTError`.
     /// Safe to call more than once and from several tasks; every call returns once stopped.
-    /// Must not be called from a libmosquitto callback.
+    /// While the broker is unreachable this can take up to `reconnectDelayMax` more: libmosquitto
+    /// sleeps between attempts and cannot be woken. Must not be called from a libmosquitto callback.
     public func stop(publishing final: MQTTMessage? = nil) async {
         let phase = state.withLock { state in
             let phase = state.phase

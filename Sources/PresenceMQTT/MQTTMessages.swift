@@ -1,5 +1,6 @@
 /// The messages a client receives, in arrival order. One consumer only; it ends after
-/// `MQTTClient.stop()` once the messages received before it have been read.
+/// `MQTTClient.stop()` once the messages received before it have been read. Like `AsyncStream`,
+/// it also ends for good when a task waiting in `next()` is cancelled.
 public struct MQTTMessages: AsyncSequence, Sendable {
     public typealias Element = MQTTMessage
     public typealias Failure = Never
