@@ -1,7 +1,8 @@
 import Foundation
 
 /// A mosquitto with a configuration of the test's own (TLS, passwords), started directly as a
-/// child process on a free loopback port; its log is readable while it runs.
+/// child process on a free loopback port; its log is readable while it runs. Its folder is
+/// deleted, and the process killed, when the last reference goes.
 final class ConfiguredBroker: Sendable {
     let directory: String
     let port: Int
@@ -70,8 +71,12 @@ final class ConfiguredBroker: Sendable {
         return broker
     }
 
+    /// Stops the broker; also done, less gently, when a failed test drops it.
     func stop() async {
         await process.stop()
+    }
+
+    deinit {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
