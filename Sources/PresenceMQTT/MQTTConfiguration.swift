@@ -1,0 +1,62 @@
+/// The MQTT protocol version spoken to the broker.
+public enum MQTTProtocolVersion: Sendable, Equatable {
+    case v311
+    case v5
+}
+
+/// Everything an `MQTTClient` needs to know, with defaults for all but the broker and client id.
+public struct MQTTConfiguration: Sendable {
+    /// The broker, credentials and whether to use TLS.
+    public var url: MQTTURL
+    /// The MQTT client identifier; unique per broker. Empty lets the library pick one (clean sessions only).
+    public var clientID: String
+    /// Start every connection with a fresh session on the broker.
+    public var cleanSession = true
+    /// Seconds between keep-alive pings; at least 5.
+    public var keepAlive = 30
+    /// The last will, published by the broker when the connection is lost without a clean disconnect.
+    public var will: MQTTMessage?
+    /// Published on every successful (re)connect, for example a retained "online" status.
+    public var birth: MQTTMessage?
+    /// Subscribed on every connect; `MQTTClient.subscribe(_:)` adds to them.
+    public var subscriptions: [MQTTSubscription] = []
+    /// Seconds to wait before the first reconnect attempt; grows up to `reconnectDelayMax`.
+    /// libmosquitto 2.0.11 computes `min * (n+1)^2`: 1, 4, 9, 16 s...
+    public var reconnectDelayMin = 1
+    /// The longest wait between reconnect attempts, in seconds. `stop()` can take this long while
+    /// the broker is unreachable: libmosquitto sleeps between attempts and cannot be woken.
+    public var reconnectDelayMax = 30
+    /// The most QoS 1/2 messages handed to libmosquitto and not yet acknowledged; further
+    /// `publish` calls wait. libmosquitto's own queue is unbounded and slows down when long.
+    public var maxInFlight = 100
+    /// Unread inbound messages kept; newer ones are dropped (and counted) while it is full.
+    public var inboxCapacity = 100_000
+    /// A PEM file of CA certificates for `mqtts`; nil uses the operating system's certificates.
+    public var caFile: String?
+    /// MQTT 5 by default; 3.1.1 for older brokers.
+    public var protocolVersion = MQTTProtocolVersion.v5
+
+    public init(url: MQTTURL, clientID: String) {
+        self.url = url
+        self.clientID = clientID
+    }
+}
+
+extension MQTTConfiguration {
+    /// Refuses values libmosquitto would reject later, or that make no sense, naming the bad one.
+    func validate() throws(MQTTError) {
+        func bad(_ what: String) -> MQTTError { MQTTError(message: "invalid MQTT configuration: \(what)") }
+        if clientID.isEmpty && !cleanSession { throw bad("an empty client id needs cleanSession") }
+        if clientID.utf8.count > 65_535 { throw bad("client id longer than 65535 bytes") }
+        if keepAlive < 5 || keepAlive > 65_535 { throw bad("keepAlive \(keepAlive) is not in 5...65535 seconds") }
+        if reconnectDelayMin < 1 { throw bad("reconnectDelayMin \(reconnectDelayMin) is below 1 second") }
+        if reconnectDelayMax < reconnectDelayMin {
+            throw bad("reconnectDelayMax \(reconnectDelayMax) is below reconnectDelayMin \(reconnectDelayMin)")
+        }
+        if maxInFlight < 1 || maxInFlight > 65_535 { throw bad("maxInFlight \(maxInFlight) is not in 1...65535") }
+        if inboxCapacity < 1 { throw bad("inboxCapacity \(inboxCapacity) is below 1") }
+        if let will { try MQTTClient.validate(will) }
+        if let birth { try MQTTClient.validate(birth) }
+        for subscription in subscriptions { try MQTTClient.validate(subscription) }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// A mosquitto with a configuration of the test's own (TLS, passwords), started directly as a
+/// child process on a free loopback port; its log is readable while it runs. Its folder is
+/// deleted, and the process killed, when the last reference goes.
+final class ConfiguredBroker: Sendable {
+    let directory: String
+    let port: Int
+    let tls: Bool
+    private let process: ChildProcess
+
+    private init(directory: String, port: Int, tls: Bool, process: ChildProcess) {
+        self.directory = directory
+        self.port = port
+        self.tls = tls
+        self.process = process
+    }
+
+    var url: String { "\(tls ? "mqtts" : "mqtt")://127.0.0.1:\(port)" }
+    /// The CA that signed the TLS broker's certificate.
+    var caFile: String { directory + "/ca.crt" }
+    /// A CA that did not.
+    var otherCAFile: String { directory + "/other-ca.crt" }
+
+    /// What the broker has logged so far.
+    var log: String { process.stderr }
+
+    /// A broker with only a TLS listener, its certificate (for 127.0.0.1 and localhost) signed by
+    /// a CA made with the `openssl` command, plus a second CA that did not sign it.
+    static func tls() async throws -> ConfiguredBroker {
+        try await start(tls: true) { directory in
+            let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"]
+            for name in ["ca", "other-ca"] {
+                _ = try runTool("/usr/bin/openssl", ["req", "-x509"] + key + [
+                    "-keyout", "\(directory)/\(name).key", "-out", "\(directory)/\(name).crt", "-subj", "/CN=presence test \(name)",
+                ])
+            }
+            _ = try runTool("/usr/bin/openssl", ["req"] + key + [
+                "-keyout", "\(directory)/server.key", "-out", "\(directory)/server.csr", "-subj", "/CN=localhost",
+            ])
+            try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: "\(directory)/san.cnf", atomically: true, encoding: .utf8)
+            _ = try runTool("/usr/bin/openssl", [
+                "x509", "-req", "-in", "\(directory)/server.csr", "-CA", "\(directory)/ca.crt", "-CAkey", "\(directory)/ca.key",
+                "-CAcreateserial", "-days", "1", "-extfile", "\(directory)/san.cnf", "-out", "\(directory)/server.crt",
+            ])
+            // mosquitto started as root reads its key after switching to the `mosquitto` user.
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: "\(directory)/server.key")
+            return ["allow_anonymous true", "cafile \(directory)/ca.crt", "certfile \(directory)/server.crt", "keyfile \(directory)/server.key"]
+        }
+    }
+
+    /// A broker that lets in only `user` with `password`.
+    static func withPassword(user: String, password: String) async throws -> ConfiguredBroker {
+        try await start(tls: false) { directory in
+            _ = try runTool("/usr/bin/mosquitto_passwd", ["-c", "-b", "\(directory)/passwords", user, password])
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: "\(directory)/passwords")
+            return ["allow_anonymous false", "password_file \(directory)/passwords"]
+        }
+    }
+
+    private static func start(tls: Bool, _ prepare: (String) throws -> [String]) async throws -> ConfiguredBroker {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("presence-broker-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let port = try freePort()
+        let lines = ["listener \(port) 127.0.0.1", "persistence false"] + (try prepare(directory))
+        try (lines.joined(separator: "\n") + "\n").write(toFile: "\(directory)/mosquitto.conf", atomically: true, encoding: .utf8)
+        let process = try ChildProcess.spawn("/usr/sbin/mosquitto", ["-c", "\(directory)/mosquitto.conf"])
+        let broker = ConfiguredBroker(directory: directory, port: port, tls: tls, process: process)
+        try await eventually(10, "the broker to start") { process.stderr.contains(" running") }
+        return broker
+    }
+
+    /// Stops the broker; also done, less gently, when a failed test drops it.
+    func stop() async {
+        await process.stop()
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A loopback TCP port nothing listens on right now.
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let rc = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 ? getsockname(fd, pointer, &length) : -1
+            }
+        }
+        guard rc == 0 else { throw TestSetupError(message: "cannot find a free port: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
