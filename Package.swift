@@ -8,6 +8,7 @@ let strict: [SwiftSetting] = [
 
 let log = Target.Dependency.product(name: "Logging", package: "swift-log")
 let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let signals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
 let arguments = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 
 let package = Package(
@@ -38,34 +39,38 @@ let package = Package(
         .target(
             name: "PresenceStore",
             dependencies: ["PresenceCore", "PresencePostgres", log],
-            resources: [.copy("Migrations")],
+            resources: [.embedInCode("Migrations")],
             swiftSettings: strict),
         .target(
             name: "PresenceAggregator",
             dependencies: ["PresenceCore", "PresenceMQTT", "PresenceStore", log, lifecycle],
             swiftSettings: strict),
         .target(
+            name: "PresenceCLI",
+            dependencies: ["PresenceCore", "PresenceMQTT", "PresencePostgres", arguments, log],
+            swiftSettings: strict),
+        .target(
             name: "PresenceScanner",
-            dependencies: ["PresenceCore", "PresenceMQTT", "PresenceBLE", log, lifecycle],
+            dependencies: ["PresenceCore", "PresenceMQTT", "PresenceBLE", .product(name: "Collections", package: "swift-collections"), log, lifecycle],
             swiftSettings: strict),
 
         .executableTarget(
             name: "presence-scanner",
-            dependencies: ["PresenceScanner", "PresenceCore", arguments, log, lifecycle],
+            dependencies: ["PresenceScanner", "PresenceCLI", "PresenceCore", "PresenceMQTT", arguments, log, lifecycle, signals],
             swiftSettings: strict),
         .executableTarget(
             name: "presence-aggregator",
-            dependencies: ["PresenceAggregator", "PresenceCore", arguments, log, lifecycle],
+            dependencies: ["PresenceAggregator", "PresenceCLI", "PresenceCore", "PresenceMQTT", "PresencePostgres", arguments, log, lifecycle, signals],
             swiftSettings: strict),
         .executableTarget(
             name: "presencectl",
-            dependencies: ["PresenceStore", "PresenceAggregator", "PresenceMQTT", "PresenceCore", arguments, log],
+            dependencies: ["PresenceStore", "PresenceCLI", "PresenceMQTT", "PresencePostgres", "PresenceCore", arguments, log, lifecycle, signals],
             swiftSettings: strict),
 
         .testTarget(name: "PresenceCoreTests", dependencies: ["PresenceCore"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore"],
+            dependencies: ["PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", log],
             swiftSettings: strict),
     ]
 )

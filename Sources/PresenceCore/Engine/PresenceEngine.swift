@@ -13,6 +13,8 @@ public struct PresenceEngine: Sendable {
     private var pending = Heap<Pending>()
     private var arrivals: UInt64 = 0
     private var users: [String: UserTrack] = [:]
+    /// The earliest deadline found by the last `advance` (tracks change only inside `advance`).
+    private var timeDeadline: Int64?
 
     /// Counters of what the engine has seen.
     public struct Statistics: Sendable, Equatable {
@@ -47,6 +49,7 @@ public struct PresenceEngine: Sendable {
             apply(observation, events: &events)
         }
         if time > now { now = time }
+        var earliest = Int64.max
         for user in users.keys.sorted() {
             guard var track = users[user] else { continue }
             expireIfDue(&track, user: user, at: now, events: &events)
@@ -55,10 +58,45 @@ public struct PresenceEngine: Sendable {
             if track.isIdle(at: now, staleAfter: configuration.staleAfter) {
                 users[user] = nil
             } else {
+                earliest = min(earliest, deadline(of: track))
                 users[user] = track
             }
         }
+        timeDeadline = earliest == .max ? nil : earliest
         return events
+    }
+
+    /// The earliest time at which `advance` could decide anything new: the next pending
+    /// observation, or the next moment time alone changes a decision (a dwell completing, a
+    /// timeout, a reading going stale). Until then, advancing changes nothing but `now`.
+    public var nextDecisionTime: Int64? {
+        switch (pending.min?.observation.time, timeDeadline) {
+        case (nil, nil): nil
+        case (let observation?, nil): observation
+        case (nil, let deadline?): deadline
+        case (let observation?, let deadline?): min(observation, deadline)
+        }
+    }
+
+    /// Moves `now` forward without deciding, when `nextDecisionTime` says nothing is due by `time`.
+    public mutating func pass(to time: Int64) {
+        guard time > now, nextDecisionTime.map({ $0 > time }) ?? true else { return }
+        now = time
+    }
+
+    /// When time alone could next change a decision for this track.
+    private func deadline(of track: UserTrack) -> Int64 {
+        var earliest = Int64.max
+        if let presence = track.presence {
+            earliest = max(presence.lastSeen + configuration.absenceTimeout, track.graceUntil ?? .min)
+        }
+        if let candidate = track.candidate {
+            earliest = min(earliest, candidate.since + (track.presence == nil ? configuration.enterDwell : configuration.switchDwell))
+        }
+        for link in track.links.values {
+            earliest = min(earliest, link.smoother.lastTime + configuration.staleAfter + 1)
+        }
+        return earliest
     }
 
     /// Where `user` is, if anywhere.
@@ -78,6 +116,7 @@ public struct PresenceEngine: Sendable {
         track.presence = presence
         track.graceUntil = now + configuration.resumeGrace
         users[presence.user] = track
+        timeDeadline = min(timeDeadline ?? .max, deadline(of: track))
     }
 
     /// Ends `user`'s session, if any, at `time` with `reason`, and forgets everything about the user.

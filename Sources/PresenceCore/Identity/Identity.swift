@@ -20,7 +20,7 @@ public struct Identity: Hashable, Sendable, CustomStringConvertible {
     /// Regions are refused unless `allowRegion`; `node:` identities unless `allowNode`.
     public init(parsing input: String, allowRegion: Bool = false, allowNode: Bool = true) throws(ValueError) {
         let parts = input.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        guard let scheme = parts.first.flatMap({ Kind(rawValue: $0) }) else {
+        guard let scheme = parts.first.flatMap({ Kind(rawValue: $0.lowercased()) }) else {
             throw ValueError("identity '\(input)' is not valid: expected ibeacon:, altbeacon:, eddystone:, mac: or node: followed by its fields")
         }
         let fields = Array(parts.dropFirst())

@@ -22,6 +22,7 @@ public struct Topics: Sendable, Equatable {
     public func beaconState(_ beacon: String) -> String { "\(prefix)/v1/state/beacons/\(beacon)" }
     public func notify(user: String) -> String { "\(prefix)/v1/notify/\(user)" }
     public var aggregatorStatus: String { "\(prefix)/v1/aggregator/status" }
+    public var aggregatorStats: String { "\(prefix)/v1/aggregator/stats" }
 
     /// The node segment of a sightings topic, or nil when `topic` is not one.
     public func nodeOfSightings(_ topic: String) -> String? {

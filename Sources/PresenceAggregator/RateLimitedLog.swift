@@ -1,0 +1,25 @@
+import Logging
+
+/// Logs what bad input can trigger at most once per interval and key, saying how many were
+/// suppressed in between, so a flood of garbage cannot flood the log.
+struct RateLimitedLog: Sendable {
+    private var last: [String: Int64] = [:]
+    private var suppressed: [String: Int] = [:]
+    let interval: Int64
+
+    init(interval: Int64 = 10_000) {
+        self.interval = interval
+    }
+
+    /// Logs `message` under `key` at `time` (ms) unless it was logged for that key too recently.
+    mutating func warning(_ logger: Logger, key: String, at time: Int64, _ message: Logger.Message, metadata: Logger.Metadata = [:]) {
+        if let previous = last[key], time - previous < interval {
+            suppressed[key, default: 0] += 1
+            return
+        }
+        var metadata = metadata
+        if let count = suppressed.removeValue(forKey: key), count > 0 { metadata["suppressed"] = "\(count)" }
+        last[key] = time
+        logger.warning(message, metadata: metadata)
+    }
+}

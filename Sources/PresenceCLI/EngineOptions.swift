@@ -1,0 +1,53 @@
+import ArgumentParser
+import PresenceCore
+
+/// The presence engine's tuning flags, shared by `presence-aggregator` and `presencectl replay`
+/// so that a replay decides exactly as the live aggregator does.
+public struct EngineOptions: ParsableArguments {
+    @Option(help: "Exit this long after the last qualifying sighting.")
+    public var absenceTimeout = "15s"
+
+    @Option(help: "Observations older than this no longer qualify a beacon.")
+    public var staleAfter = "10s"
+
+    @Option(help: "How much nearer (dB) another beacon must be to win a move.")
+    public var switchMargin = 4.0
+
+    @Option(help: "How long another beacon must stay clearly nearer before a move.")
+    public var switchDwell = "3s"
+
+    @Option(help: "How long a beacon must stay the nearest before an enter.")
+    public var enterDwell = "1s"
+
+    @Option(help: "How many sightings of that beacon an enter needs.")
+    public var enterSightings = 2
+
+    @Option(help: "Exponent n of the log-distance model d = 10^((tx - rssi) / (10 n)).")
+    public var pathLossExponent = 2.0
+
+    @Option(help: "Time constant of the RSSI smoother.")
+    public var smoothing = "1500ms"
+
+    @Option(help: "How long to wait for late sightings before deciding (the watermark's lag).")
+    public var lateness = "1s"
+
+    public init() {}
+
+    /// The pipeline configuration these flags describe; a bad value names the flag.
+    public func pipelineConfiguration() throws -> PresencePipeline.Configuration {
+        var configuration = PresencePipeline.Configuration()
+        var engine = EngineConfiguration()
+        engine.absenceTimeout = try DurationText.milliseconds(absenceTimeout, what: "--absence-timeout")
+        engine.staleAfter = try DurationText.milliseconds(staleAfter, what: "--stale-after")
+        engine.switchMargin = switchMargin
+        engine.switchDwell = try DurationText.milliseconds(switchDwell, what: "--switch-dwell")
+        engine.enterDwell = try DurationText.milliseconds(enterDwell, what: "--enter-dwell")
+        engine.enterSightings = enterSightings
+        engine.pathLossExponent = pathLossExponent
+        engine.smoothing = try DurationText.milliseconds(smoothing, what: "--smoothing")
+        try engine.validate()
+        configuration.engine = engine
+        configuration.lateness = try DurationText.milliseconds(lateness, what: "--lateness")
+        return configuration
+    }
+}

@@ -1,0 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads environment variables (empty counts as unset).
+enum Environment {
+    static func value(_ name: String) -> String? {
+        guard let raw = getenv(name) else { return nil }
+        let text = String(cString: raw)
+        return text.isEmpty ? nil : text
+    }
+}

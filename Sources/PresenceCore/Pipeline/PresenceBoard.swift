@@ -1,0 +1,69 @@
+/// The live state subscribers read, derived from events: who is at each beacon and where each
+/// user is. Applying events says which retained states must be published again.
+public struct PresenceBoard: Sendable {
+    private var occupants: [String: Set<String>] = [:]
+    private var places: [String: UserState] = [:]
+
+    public init() {}
+
+    /// The retained messages that change after some events.
+    public struct Changes: Sendable, Equatable {
+        public var users: [UserState] = []
+        /// Users whose retained state must be deleted (incognito or removed: no trace is kept).
+        public var clearedUsers: [String] = []
+        public var beacons: [BeaconState] = []
+
+        public init() {}
+
+        public var isEmpty: Bool { users.isEmpty && clearedUsers.isEmpty && beacons.isEmpty }
+    }
+
+    /// Starts from sessions resumed after a restart; returns every state to publish afresh.
+    public mutating func restore(_ sessions: [Presence], beacons: [String]) -> Changes {
+        for session in sessions {
+            occupants[session.beacon, default: []].insert(session.user)
+            places[session.user] = UserState(user: session.user, beacon: session.beacon, venue: session.venue, since: session.entered)
+        }
+        var changes = Changes()
+        changes.users = places.keys.sorted().compactMap { places[$0] }
+        changes.beacons = Set(beacons).union(occupants.keys).sorted().map { BeaconState(beacon: $0, users: occupants[$0, default: []].sorted()) }
+        return changes
+    }
+
+    /// Applies events in order and returns the final state of everything they touched.
+    public mutating func apply(_ events: [PresenceEvent]) -> Changes {
+        var touchedUsers: [String] = []
+        var touchedBeacons: Set<String> = []
+        var cleared: Set<String> = []
+        for event in events {
+            touchedUsers.append(event.user)
+            touchedBeacons.insert(event.beacon)
+            switch event.kind {
+            case .enter:
+                occupants[event.beacon, default: []].insert(event.user)
+                places[event.user] = UserState(user: event.user, beacon: event.beacon, venue: event.venue, since: event.at)
+                cleared.remove(event.user)
+            case .exit:
+                occupants[event.beacon]?.remove(event.user)
+                if event.reason == .incognito || event.reason == .removed {
+                    places[event.user] = nil
+                    cleared.insert(event.user)
+                } else {
+                    places[event.user] = UserState(user: event.user, beacon: nil, venue: event.venue, since: event.at)
+                }
+            }
+        }
+        var changes = Changes()
+        var seen: Set<String> = []
+        for user in touchedUsers where seen.insert(user).inserted {
+            if let state = places[user] { changes.users.append(state) } else if cleared.contains(user) { changes.clearedUsers.append(user) }
+        }
+        changes.beacons = touchedBeacons.sorted().map { BeaconState(beacon: $0, users: occupants[$0, default: []].sorted()) }
+        return changes
+    }
+
+    /// Forgets a beacon no longer registered; its retained state should be deleted.
+    public mutating func forget(beacon: String) {
+        occupants[beacon] = nil
+    }
+}

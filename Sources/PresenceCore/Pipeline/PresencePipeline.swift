@@ -1,0 +1,162 @@
+/// Everything the aggregator decides, without I/O: batches are decoded and validated, sightings
+/// matched to the registry, observations fed to the engine on a fixed tick grid behind a
+/// watermark, and what was dropped is counted. The live aggregator and `replay` drive this same
+/// value with the same inputs (payloads with their arrival times, and the clock), so they publish
+/// the same events.
+public struct PresencePipeline: Sendable {
+    /// How the pipeline turns arrivals into decisions.
+    public struct Configuration: Sendable, Equatable {
+        public var engine = EngineConfiguration()
+        /// How long to wait for late sightings before deciding on a moment (the watermark's lag), ms.
+        public var lateness: Int64 = 1_000
+        /// The engine decides at every multiple of this, ms.
+        public var tickInterval: Int64 = 100
+
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    public private(set) var engine: PresenceEngine
+    public private(set) var registry: Registry
+    public private(set) var counters = PipelineCounters()
+    /// The latest time the clock was moved to (arrival or tick), ms since the epoch.
+    public private(set) var clock: Int64
+    private var matcher: ObservationMatcher
+    private var nextTick: Int64
+
+    /// A pipeline whose clock starts at `start` (ms since the epoch).
+    public init(configuration: Configuration, registry: Registry, start: Int64) {
+        self.configuration = configuration
+        self.registry = registry
+        matcher = ObservationMatcher(registry: registry)
+        let tick = max(1, configuration.tickInterval)
+        nextTick = (start / tick + 1) * tick
+        clock = start
+        engine = PresenceEngine(configuration: configuration.engine, now: start - configuration.lateness)
+    }
+
+    /// A batch payload arrived on the sightings topic of `node` at `receivedAt`: the clock moves
+    /// to its arrival first (returning what that decides), then its observations are taken in.
+    ///
+    /// While `catchingUp` (a restart draining what the broker kept during the downtime), the
+    /// arrival is taken as the batch's `sent` time, bounded by the pipeline's clock and
+    /// `receivedAt`, so that the backlog is decided in its own time rather than all at once now.
+    public mutating func receive(_ payload: [UInt8], node: String, at receivedAt: Int64, catchingUp: Bool = false) -> [PresenceEvent] {
+        counters.batches += 1
+        let decoded: SightingBatchDecoder.Decoded
+        switch SightingBatchDecoder.decode(payload, topicNode: node) {
+        case .failure(let rejection):
+            counters.rejectedBatches[rejection.reason, default: 0] += 1
+            lastRejection = rejection
+            return catchingUp ? [] : advanceClock(to: receivedAt)
+        case .success(let batch):
+            decoded = batch
+        }
+        let arrival = catchingUp ? min(receivedAt, max(clock, decoded.batch.sent)) : receivedAt
+        let events = advanceClock(to: arrival)
+        counters.droppedSightings += decoded.droppedSightings
+        for sighting in decoded.batch.sightings {
+            counters.sightings += 1
+            let time = min(sighting.ts, arrival)
+            switch matcher.match(sighting, node: node, time: time) {
+            case .success(let observation):
+                counters.observations += 1
+                engine.ingest(observation)
+            case .failure(let drop):
+                counters.unmatched[drop.rawValue, default: 0] += 1
+            }
+        }
+        return events
+    }
+
+    /// Why the last rejected batch was rejected, for logs.
+    public private(set) var lastRejection: SightingBatchDecoder.Rejection?
+
+    /// The clock reached `time`: the engine decides at every grid tick up to it, each time on the
+    /// observations older than the watermark (tick minus lateness).
+    public mutating func advanceClock(to time: Int64) -> [PresenceEvent] {
+        var events: [PresenceEvent] = []
+        let tick = max(1, configuration.tickInterval)
+        while nextTick <= time {
+            // Ticks before the engine's next decision would decide nothing: skip to the first
+            // tick whose watermark reaches it (or past `time`).
+            let due = engine.nextDecisionTime.map { $0 + configuration.lateness } ?? .max
+            if due > nextTick {
+                let useful = due == .max ? .max : (due + tick - 1) / tick * tick
+                if useful > time {
+                    let last = time / tick * tick
+                    engine.pass(to: last - configuration.lateness)
+                    nextTick = last + tick
+                    break
+                }
+                engine.pass(to: useful - tick - configuration.lateness)
+                nextTick = useful
+            }
+            events += engine.advance(to: nextTick - configuration.lateness)
+            nextTick += tick
+        }
+        clock = max(clock, time)
+        counters.events += events.count
+        return events
+    }
+
+    /// Swaps in a new registry at `time`: sessions of users, devices or beacons no longer
+    /// registered end with `removed`, those of users now incognito with `incognito`.
+    public mutating func replaceRegistry(_ newRegistry: Registry, at time: Int64) -> [PresenceEvent] {
+        var events: [PresenceEvent] = []
+        let at = max(time - configuration.lateness, engine.now)
+        for beacon in registry.beacons.keys.sorted() where newRegistry.beacons[beacon] == nil {
+            events += engine.removeBeacon(beacon, at: at)
+        }
+        for device in registry.devices.keys.sorted() where newRegistry.devices[device]?.user != registry.devices[device]?.user {
+            events += engine.removeDevice(device, at: at)
+        }
+        for (user, presence) in engine.presences.sorted(by: { $0.key < $1.key }) {
+            if newRegistry.users[user] == nil || newRegistry.devices[presence.device] == nil {
+                events += engine.remove(user: user, at: at, reason: .removed)
+            } else if newRegistry.users[user]?.isIncognito(at: time) ?? false {
+                events += engine.remove(user: user, at: at, reason: .incognito)
+            }
+        }
+        registry = newRegistry
+        matcher = ObservationMatcher(registry: newRegistry)
+        counters.events += events.count
+        return events
+    }
+
+    /// Resumes sessions that were open when the aggregator stopped, except those whose user,
+    /// device or beacon has gone or whose user is incognito: those end now, with the reason.
+    public mutating func resume(_ sessions: [Presence], at time: Int64) -> [PresenceEvent] {
+        var events: [PresenceEvent] = []
+        for session in sessions {
+            engine.resume(session)
+            let user = registry.users[session.user]
+            let deviceKnown = registry.devices[session.device] != nil
+            if user == nil || !deviceKnown || registry.beacons[session.beacon] == nil {
+                events += engine.remove(user: session.user, at: max(time, session.entered), reason: .removed)
+            } else if user?.isIncognito(at: time) ?? false {
+                events += engine.remove(user: session.user, at: max(time, session.entered), reason: .incognito)
+            }
+        }
+        counters.events += events.count
+        return events
+    }
+}
+
+/// What the pipeline has taken in and dropped, for the aggregator's stats and logs.
+public struct PipelineCounters: Sendable, Equatable {
+    /// Batches received, valid or not.
+    public var batches = 0
+    /// Whole batches rejected, by reason (`not_json`, `wrong_node`...).
+    public var rejectedBatches: [String: Int] = [:]
+    /// Sightings in accepted batches.
+    public var sightings = 0
+    /// Sightings dropped alone for a missing or out-of-range value.
+    public var droppedSightings = 0
+    /// Sightings that matched no registered device and beacon, by reason.
+    public var unmatched: [String: Int] = [:]
+    public var observations = 0
+    public var events = 0
+
+    public init() {}
+}

@@ -1,0 +1,109 @@
+import DequeModule
+import Logging
+import PresenceCore
+import PresenceMQTT
+import Synchronization
+
+/// Publishes one node's batches with QoS 1, in order, over the node's own connection, whose will
+/// marks the node offline. Batches wait in a bounded spool until the broker acknowledges them;
+/// when the spool is full the oldest are dropped and counted, never silently.
+public final class NodePublisher: Sendable {
+    public let node: String
+    private let client: MQTTClient
+    private let topics: Topics
+    private let logger: Logger
+    private let capacity: Int
+    private let state = Mutex(SpoolState())
+    private let wakeups: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+    private let onlineStatus: ServiceStatus
+
+    struct SpoolState {
+        var queue = Deque<SightingBatch>()
+        var dropped = 0
+        var published = 0
+        var finished = false
+    }
+
+    /// Counters for the node's stats.
+    public struct Counters: Sendable, Equatable {
+        public var published: Int
+        public var dropped: Int
+        public var spooled: Int
+    }
+
+    public init(node: String, configuration: ScannerConfiguration, adapter: String, started: Int64, logger: Logger) throws {
+        self.node = node
+        topics = configuration.topics
+        capacity = configuration.spoolCapacity
+        var logger = logger
+        logger[metadataKey: "node"] = "\(node)"
+        self.logger = logger
+        onlineStatus = ServiceStatus(state: .online, details: [("node", node), ("version", configuration.version), ("adapter", adapter)],
+                                     numbers: [("started", started)])
+        var mqtt = MQTTConfiguration(url: configuration.broker, clientID: "presence-scanner-\(node)")
+        mqtt.will = MQTTMessage(topic: topics.nodeStatus(node: node), payload: ServiceStatus(state: .offline, details: [("node", node)]).encoded(),
+                                qos: 1, retain: true)
+        mqtt.birth = MQTTMessage(topic: topics.nodeStatus(node: node), payload: onlineStatus.encoded(), qos: 1, retain: true)
+        client = try MQTTClient(configuration: mqtt, logger: logger)
+        (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    public func start() throws {
+        try client.start()
+    }
+
+    /// Queues a batch for publishing.
+    public func submit(_ batch: SightingBatch) {
+        let dropped = state.withLock { state -> Bool in
+            state.queue.append(batch)
+            guard state.queue.count > capacity else { return false }
+            state.queue.removeFirst()
+            state.dropped += 1
+            return true
+        }
+        if dropped {
+            logger.warning("spool full: dropped the oldest batch", metadata: ["capacity": "\(capacity)"])
+        }
+        wake.yield()
+    }
+
+    public var counters: Counters {
+        state.withLock { Counters(published: $0.published, dropped: $0.dropped, spooled: $0.queue.count) }
+    }
+
+    /// Publishes queued batches in order until `finish` and an empty spool.
+    public func run() async {
+        var iterator = wakeups.makeAsyncIterator()
+        while true {
+            let next = state.withLock { state -> (SightingBatch?, Bool) in (state.queue.first, state.finished) }
+            guard let batch = next.0 else {
+                if next.1 { return }
+                guard await iterator.next() != nil else { return }
+                continue
+            }
+            do {
+                try await client.publish(MQTTMessage(topic: topics.sightings(node: node), payload: batch.encoded(), qos: 1))
+                state.withLock { state in
+                    if state.queue.first?.seq == batch.seq { state.queue.removeFirst() }
+                    state.published += 1
+                }
+            } catch {
+                logger.warning("could not publish a batch", metadata: ["seq": "\(batch.seq)", "error": "\(error)"])
+                return
+            }
+        }
+    }
+
+    /// No more batches: `run` returns once the spool is empty.
+    public func finish() {
+        state.withLock { $0.finished = true }
+        wake.finish()
+    }
+
+    /// Publishes the offline status and disconnects; unacknowledged batches are given up after a while.
+    public func stop() async {
+        let offline = ServiceStatus(state: .offline, details: [("node", node)])
+        await client.stop(publishing: MQTTMessage(topic: topics.nodeStatus(node: node), payload: offline.encoded(), qos: 1, retain: true))
+    }
+}

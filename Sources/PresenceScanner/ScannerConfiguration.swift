@@ -1,0 +1,21 @@
+import PresenceCore
+import PresenceMQTT
+
+/// Everything `presence-scanner` needs to publish, built from flags and environment variables.
+public struct ScannerConfiguration: Sendable {
+    public var broker: MQTTURL
+    public var topics: Topics
+    /// A batch closes when its oldest sighting has waited this long, ms (`--batch-ms`).
+    public var batchInterval: Int64 = 500
+    /// ... or when it holds this many sightings (`--batch-size`).
+    public var batchSize = 1_000
+    /// Batches kept while the broker does not acknowledge them; beyond, the oldest are dropped and counted.
+    public var spoolCapacity = 10_000
+    /// What the node reports as its software version.
+    public var version = "0.1.0"
+
+    public init(broker: MQTTURL, topics: Topics) {
+        self.broker = broker
+        self.topics = topics
+    }
+}

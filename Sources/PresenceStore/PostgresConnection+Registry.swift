@@ -1,0 +1,174 @@
+import PresenceCore
+import PresencePostgres
+
+extension PostgresConnection {
+    /// The whole registry as it is now.
+    public func loadRegistry() throws -> Registry {
+        let venues = try query("SELECT key, name FROM presence.venues").rows.map { row in
+            Registry.Venue(key: row.string(0) ?? "", name: row.string(1))
+        }
+        let beacons = try query("""
+            SELECT key, venue_key, name, identity, x, y, floor, radius, tx, hello, goodbye FROM presence.beacons
+            """).rows.map { row in
+            Registry.Beacon(key: row.string(0) ?? "", venue: row.string(1), name: row.string(2), identity: row.string(3),
+                            x: try row.double(4), y: try row.double(5), floor: try row.int(6), radius: try row.double(7),
+                            tx: try row.int(8), hello: row.string(9), goodbye: row.string(10))
+        }
+        let nodes = try query("SELECT key, venue_key, beacon_key, x, y, floor, rssi_offset FROM presence.nodes").rows.map { row in
+            Registry.Node(key: row.string(0) ?? "", venue: row.string(1), beacon: row.string(2), x: try row.double(3), y: try row.double(4),
+                          floor: try row.int(5), rssiOffset: try row.double(6) ?? 0)
+        }
+        let users = try query("""
+            SELECT key, name, (EXTRACT(EPOCH FROM incognito_until) * 1000)::bigint FROM presence.users
+            """).rows.map { row in
+            Registry.User(key: row.string(0) ?? "", name: row.string(1), incognitoUntil: try row.int(2).map(Int64.init))
+        }
+        let devices = try query("SELECT identity, user_key, name, tx FROM presence.devices").rows.map { row in
+            Registry.Device(identity: row.string(0) ?? "", user: row.string(1) ?? "", name: row.string(2), tx: try row.int(3))
+        }
+        return Registry(venues: venues, beacons: beacons, nodes: nodes, users: users, devices: devices)
+    }
+
+    // MARK: Adding and updating (fields left nil keep their current value)
+
+    public func upsertVenue(key: Slug, name: String?) throws {
+        _ = try query("""
+            INSERT INTO presence.venues (key, name) VALUES ($1, $2)
+            ON CONFLICT (key) DO UPDATE SET name = COALESCE(EXCLUDED.name, venues.name), updated_at = now()
+            """, [key.value, name])
+    }
+
+    public func upsertBeacon(_ beacon: Registry.Beacon) throws {
+        try transaction { db in
+            if let venue = beacon.venue { try db.requireExisting("venue", venue, in: "presence.venues") }
+            if let identity = beacon.identity {
+                let owner = try db.query("SELECT key FROM presence.beacons WHERE identity = $1 AND key <> $2", [identity, beacon.key]).rows.first
+                if let other = owner?.string(0) {
+                    throw ValueError("identity '\(identity)' already belongs to beacon '\(other)': remove it there first")
+                }
+            }
+            _ = try db.query("""
+                INSERT INTO presence.beacons (key, venue_key, name, identity, x, y, floor, radius, tx, hello, goodbye)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                ON CONFLICT (key) DO UPDATE SET
+                    venue_key = COALESCE(EXCLUDED.venue_key, beacons.venue_key),
+                    name = COALESCE(EXCLUDED.name, beacons.name),
+                    identity = COALESCE(EXCLUDED.identity, beacons.identity),
+                    x = COALESCE(EXCLUDED.x, beacons.x),
+                    y = COALESCE(EXCLUDED.y, beacons.y),
+                    floor = COALESCE(EXCLUDED.floor, beacons.floor),
+                    radius = COALESCE(EXCLUDED.radius, beacons.radius),
+                    tx = COALESCE(EXCLUDED.tx, beacons.tx),
+                    hello = COALESCE(EXCLUDED.hello, beacons.hello),
+                    goodbye = COALESCE(EXCLUDED.goodbye, beacons.goodbye),
+                    updated_at = now()
+                """, [beacon.key, beacon.venue, beacon.name, beacon.identity, beacon.x, beacon.y, beacon.floor, beacon.radius,
+                      beacon.tx, beacon.hello, beacon.goodbye])
+        }
+    }
+
+    /// Adds or updates a node; `rssiOffset` nil keeps the current offset (0 for a new node).
+    public func upsertNode(_ node: Registry.Node, rssiOffset: Double?) throws {
+        try transaction { db in
+            if let venue = node.venue { try db.requireExisting("venue", venue, in: "presence.venues") }
+            if let beacon = node.beacon { try db.requireExisting("beacon", beacon, in: "presence.beacons") }
+            _ = try db.query("""
+                INSERT INTO presence.nodes (key, venue_key, beacon_key, x, y, floor, rssi_offset)
+                VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7::double precision, 0))
+                ON CONFLICT (key) DO UPDATE SET
+                    venue_key = COALESCE(EXCLUDED.venue_key, nodes.venue_key),
+                    beacon_key = COALESCE(EXCLUDED.beacon_key, nodes.beacon_key),
+                    x = COALESCE(EXCLUDED.x, nodes.x),
+                    y = COALESCE(EXCLUDED.y, nodes.y),
+                    floor = COALESCE(EXCLUDED.floor, nodes.floor),
+                    rssi_offset = COALESCE($7::double precision, nodes.rssi_offset),
+                    updated_at = now()
+                """, [node.key, node.venue, node.beacon, node.x, node.y, node.floor, rssiOffset])
+        }
+    }
+
+    public func upsertUser(key: Slug, name: String?) throws {
+        _ = try query("""
+            INSERT INTO presence.users (key, name) VALUES ($1, $2)
+            ON CONFLICT (key) DO UPDATE SET name = COALESCE(EXCLUDED.name, users.name), updated_at = now()
+            """, [key.value, name])
+    }
+
+    public func upsertDevice(_ device: Registry.Device) throws {
+        try transaction { db in
+            try db.requireExisting("user", device.user, in: "presence.users")
+            _ = try db.query("""
+                INSERT INTO presence.devices (identity, user_key, name, tx) VALUES ($1, $2, $3, $4)
+                ON CONFLICT (identity) DO UPDATE SET
+                    user_key = EXCLUDED.user_key,
+                    name = COALESCE(EXCLUDED.name, devices.name),
+                    tx = COALESCE(EXCLUDED.tx, devices.tx),
+                    updated_at = now()
+                """, [device.identity, device.user, device.name, device.tx])
+        }
+    }
+
+    /// Makes `user` incognito for `milliseconds` from now (database time), or ends it when nil.
+    /// Returns until when (ms since the epoch), or nil.
+    @discardableResult
+    public func setIncognito(user: Slug, for milliseconds: Int64?) throws -> Int64? {
+        try requireExisting("user", user.value, in: "presence.users")
+        let row = try query("""
+            UPDATE presence.users
+            SET incognito_until = CASE WHEN $2::bigint IS NULL THEN NULL ELSE now() + $2::bigint * INTERVAL '1 millisecond' END,
+                updated_at = now()
+            WHERE key = $1
+            RETURNING (EXTRACT(EPOCH FROM incognito_until) * 1000)::bigint
+            """, [user.value, milliseconds.map { Int($0) }]).rows.first
+        return try row?.int(0).map(Int64.init)
+    }
+
+    // MARK: Removing
+
+    public func removeVenue(_ key: Slug) throws {
+        try transaction { db in
+            try db.requireExisting("venue", key.value, in: "presence.venues")
+            let users = try db.query("""
+                SELECT (SELECT count(*) FROM presence.beacons WHERE venue_key = $1) + (SELECT count(*) FROM presence.nodes WHERE venue_key = $1)
+                """, [key.value]).rows.first
+            if let count = try users?.int(0), count > 0 {
+                throw ValueError("venue '\(key.value)' still has \(count) beacons or nodes: remove them or move them to another venue first")
+            }
+            _ = try db.query("DELETE FROM presence.venues WHERE key = $1", [key.value])
+        }
+    }
+
+    public func removeBeacon(_ key: Slug) throws {
+        try remove("beacon", key.value, from: "presence.beacons", column: "key")
+    }
+
+    public func removeNode(_ key: Slug) throws {
+        try remove("node", key.value, from: "presence.nodes", column: "key")
+    }
+
+    /// Removes a user and their devices; with `forget`, also every session and event of theirs.
+    public func removeUser(_ key: Slug, forget: Bool) throws {
+        try transaction { db in
+            try db.remove("user", key.value, from: "presence.users", column: "key")
+            if forget {
+                _ = try db.query("DELETE FROM presence.sessions WHERE user_key = $1", [key.value])
+                _ = try db.query("DELETE FROM presence.events WHERE user_key = $1", [key.value])
+            }
+        }
+    }
+
+    public func removeDevice(_ identity: Identity) throws {
+        try remove("device", identity.text, from: "presence.devices", column: "identity")
+    }
+
+    private func remove(_ what: String, _ key: String, from table: String, column: String) throws {
+        let deleted = try query("DELETE FROM \(table) WHERE \(column) = $1", [key]).affectedRows
+        guard deleted > 0 else { throw ValueError("\(what) '\(key)' does not exist") }
+    }
+
+    private func requireExisting(_ what: String, _ key: String, in table: String) throws {
+        guard try !query("SELECT 1 FROM \(table) WHERE key = $1", [key]).rows.isEmpty else {
+            throw ValueError("\(what) '\(key)' does not exist: add it first with `presencectl \(what) add \(key)`")
+        }
+    }
+}

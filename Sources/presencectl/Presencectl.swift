@@ -1,0 +1,21 @@
+import ArgumentParser
+import Logging
+import PresenceCLI
+
+/// `presencectl`: set up the database, manage the registry, look at presence and history,
+/// record sightings and replay them through the engine.
+@main
+struct Presencectl: AsyncParsableCommand {
+    static func main() async {
+        LogOptions.bootstrap(level: .warning)
+        await CommandRunner.main(Self.self)
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "presencectl",
+        abstract: "Manage and query the BLE presence pipeline.",
+        subcommands: [
+            Migrate.self, VenueCommand.self, BeaconCommand.self, NodeCommand.self, UserCommand.self, DeviceCommand.self,
+            PresenceCommand.self, SessionsCommand.self, VisitsCommand.self, RecordCommand.self, ReplayCommand.self,
+        ])
+}

@@ -1,0 +1,235 @@
+import ArgumentParser
+import PresenceCLI
+import PresenceCore
+import PresenceStore
+
+struct VenueCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "venue", abstract: "Add, update or remove venues.",
+                                                    subcommands: [Add.self, Remove.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a venue, or update it if the key exists.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The venue's key.") var key: String
+        @Option(help: "A name to show.") var name: String?
+
+        func run() async throws {
+            let key = try Slug(key, what: "venue")
+            try await withDatabase(connection) { try await $0.upsertVenue(key: key, name: name) }
+            print("venue \(key)")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a venue that has no beacons or nodes.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The venue's key.") var key: String
+
+        func run() async throws {
+            let key = try Slug(key, what: "venue")
+            try await withDatabase(connection) { try await $0.removeVenue(key) }
+            print("removed venue \(key)")
+        }
+    }
+}
+
+/// Coordinates given on the command line: x and y together, floor optional.
+struct PlaceOptions: ParsableArguments {
+    @Option(parsing: .unconditional, help: "X coordinate, metres.") var x: Double?
+    @Option(parsing: .unconditional, help: "Y coordinate, metres.") var y: Double?
+    @Option(parsing: .unconditional, help: "Floor number.") var floor: Int?
+
+    func validate() throws {
+        guard (x == nil) == (y == nil) else {
+            throw ValueError("--x and --y go together: got only \(x == nil ? "--y \(y ?? 0)" : "--x \(x ?? 0)")")
+        }
+        for (name, value) in [("--x", x), ("--y", y)] {
+            if let value, !value.isFinite || abs(value) > 1_000_000 {
+                throw ValueError("\(name) \(value) is not valid: expected metres within ±1000000")
+            }
+        }
+    }
+}
+
+func validTx(_ tx: Int?, flag: String = "--tx") throws -> Int? {
+    guard let tx else { return nil }
+    guard SightingLimits.txRange.contains(tx) else {
+        throw ValueError("\(flag) \(tx) is not valid: expected dBm at 1 m from -127 to 20")
+    }
+    return tx
+}
+
+struct BeaconCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "beacon", abstract: "Add, update or remove beacons (places).",
+                                                    subcommands: [Add.self, Remove.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a beacon, or update it if the key exists (given fields only).")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The beacon's key.") var key: String
+        @Option(name: .customLong("id"), help: "Radio identity or region (ibeacon:<uuid>[:<major>[:<minor>]], altbeacon:..., eddystone:..., mac:...).")
+        var identity: String?
+        @Option(help: "The venue it belongs to.") var venue: String?
+        @Option(help: "A name to show.") var name: String?
+        @OptionGroup var place: PlaceOptions
+        @Option(parsing: .unconditional, help: "Beyond this estimated distance (m) nobody counts as at the beacon.") var radius: Double?
+        @Option(parsing: .unconditional, help: "Calibrated power at 1 m of the beacon's radio, dBm (overrides the frames).") var tx: Int?
+        @Option(help: "Message sent to a user who arrives.") var hello: String?
+        @Option(help: "Message sent to a user who leaves.") var goodbye: String?
+
+        func run() async throws {
+            let key = try Slug(key, what: "beacon")
+            let venue = try venue.map { try Slug($0, what: "venue").value }
+            let identity = try identity.map { try Identity(parsing: $0, allowRegion: true, allowNode: false).text }
+            if let radius, !(radius > 0 && radius.isFinite) {
+                throw ValueError("--radius \(radius) is not valid: expected metres above 0")
+            }
+            let beacon = Registry.Beacon(key: key.value, venue: venue, name: name, identity: identity, x: place.x, y: place.y,
+                                         floor: place.floor, radius: radius, tx: try validTx(tx), hello: hello, goodbye: goodbye)
+            try await withDatabase(connection) { try await $0.upsertBeacon(beacon) }
+            print("beacon \(key)")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a beacon; sessions there end.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The beacon's key.") var key: String
+
+        func run() async throws {
+            let key = try Slug(key, what: "beacon")
+            try await withDatabase(connection) { try await $0.removeBeacon(key) }
+            print("removed beacon \(key)")
+        }
+    }
+}
+
+struct NodeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "node", abstract: "Add, update or remove scanner nodes.",
+                                                    subcommands: [Add.self, Remove.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a node, or update it if the key exists (given fields only).")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The node's key.") var key: String
+        @Option(help: "The venue it belongs to.") var venue: String?
+        @Option(help: "The beacon (place) it stands at; tags it hears are near that beacon.") var beacon: String?
+        @OptionGroup var place: PlaceOptions
+        @Option(parsing: .unconditional, help: "Added to every RSSI the node reports, dB.") var rssiOffset: Double?
+
+        func run() async throws {
+            let key = try Slug(key, what: "node")
+            let venue = try venue.map { try Slug($0, what: "venue").value }
+            let beacon = try beacon.map { try Slug($0, what: "beacon").value }
+            if let rssiOffset, !(rssiOffset.isFinite && abs(rssiOffset) <= 50) {
+                throw ValueError("--rssi-offset \(rssiOffset) is not valid: expected dB from -50 to 50")
+            }
+            let node = Registry.Node(key: key.value, venue: venue, beacon: beacon, x: place.x, y: place.y, floor: place.floor)
+            try await withDatabase(connection) { try await $0.upsertNode(node, rssiOffset: rssiOffset) }
+            print("node \(key)")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a node.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The node's key.") var key: String
+
+        func run() async throws {
+            let key = try Slug(key, what: "node")
+            try await withDatabase(connection) { try await $0.removeNode(key) }
+            print("removed node \(key)")
+        }
+    }
+}
+
+struct UserCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "user", abstract: "Add, update or remove users; make them incognito.",
+                                                    subcommands: [Add.self, Remove.self, Incognito.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a user, or update it if the key exists.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The user's key.") var key: String
+        @Option(help: "A name to show.") var name: String?
+
+        func run() async throws {
+            let key = try Slug(key, what: "user")
+            try await withDatabase(connection) { try await $0.upsertUser(key: key, name: name) }
+            print("user \(key)")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a user and their devices.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The user's key.") var key: String
+        @Flag(help: "Also delete every session and event of the user (erasure).") var forget = false
+
+        func run() async throws {
+            let key = try Slug(key, what: "user")
+            try await withDatabase(connection) { try await $0.removeUser(key, forget: forget) }
+            print("removed user \(key)\(forget ? " and their history" : "")")
+        }
+    }
+
+    struct Incognito: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a user leave no trace for a while (their open session ends), or end that.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The user's key.") var key: String
+        @Option(name: .customLong("for"), help: "How long, such as 2h or 30m.") var duration: String?
+        @Flag(help: "End incognito now.") var off = false
+
+        func validate() throws {
+            guard (duration == nil) != !off else {
+                throw ValidationError("give exactly one of --for DURATION or --off")
+            }
+        }
+
+        func run() async throws {
+            let key = try Slug(key, what: "user")
+            let milliseconds = try duration.map { try DurationText.milliseconds($0, what: "--for") }
+            if let milliseconds, milliseconds <= 0 {
+                throw ValueError("--for '\(duration ?? "")' is not valid: expected a duration above 0")
+            }
+            let until = try await withDatabase(connection) { try await $0.setIncognito(user: key, for: milliseconds) }
+            print(until.map { "user \(key) incognito until \(Timestamps.iso8601($0))" } ?? "user \(key) no longer incognito")
+        }
+    }
+}
+
+struct DeviceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "device", abstract: "Register or remove the devices users carry.",
+                                                    subcommands: [Add.self, Remove.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Register a device to a user, or update it if it exists.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "Canonical identity: ibeacon:<uuid>:<major>:<minor>, altbeacon:..., eddystone:..., mac:... or node:<key>.")
+        var identity: String
+        @Option(help: "The user who carries it.") var user: String
+        @Option(help: "A name to show.") var name: String?
+        @Option(parsing: .unconditional, help: "Calibrated power at 1 m, dBm (overrides the frames).") var tx: Int?
+
+        func run() async throws {
+            let identity = try Identity(parsing: identity)
+            let user = try Slug(user, what: "user")
+            let device = Registry.Device(identity: identity.text, user: user.value, name: name, tx: try validTx(tx))
+            try await withDatabase(connection) { try await $0.upsertDevice(device) }
+            print("device \(identity) of \(user)")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a device.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "Its canonical identity.") var identity: String
+
+        func run() async throws {
+            let identity = try Identity(parsing: identity)
+            try await withDatabase(connection) { try await $0.removeDevice(identity) }
+            print("removed device \(identity)")
+        }
+    }
+}

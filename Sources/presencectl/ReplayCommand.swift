@@ -1,0 +1,109 @@
+import ArgumentParser
+import Logging
+import PresenceCLI
+import PresenceCore
+import PresenceStore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct ReplayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Run the engine over a recorded file and print the events it decides, one JSON object per line.",
+        discussion: """
+            Uses the registry in the database and the same tuning flags as presence-aggregator; writes nothing. \
+            After the last line, time runs on until every pending timeout has been decided.
+            """)
+
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var tuning: EngineOptions
+    @Argument(help: "A file written by `presencectl record`.") var file: String
+
+    func run() async throws {
+        let configuration = try tuning.pipelineConfiguration()
+        let contents = try FileContents(path: file)
+        let registry = try await withDatabase(connection) { try await $0.loadRegistry() }
+        var output = BufferedOutput()
+        var pipeline: PresencePipeline?
+        var lastReceived: Int64 = 0
+        var skipped = 0
+        contents.forEachLine { line in
+            guard let arrival = RecordedBatch.arrival(of: line) else {
+                skipped += 1
+                return
+            }
+            let node = arrival.topic.split(separator: "/").last.map(String.init) ?? ""
+            if pipeline == nil {
+                pipeline = PresencePipeline(configuration: configuration, registry: registry, start: arrival.received)
+            }
+            lastReceived = max(lastReceived, arrival.received)
+            let events = pipeline?.receive(Array(line.bindMemory(to: UInt8.self)), node: node, at: arrival.received) ?? []
+            for event in events { output.line(event.encoded()) }
+        }
+        if var pipeline {
+            let engine = configuration.engine
+            let end = lastReceived + configuration.lateness + max(engine.absenceTimeout, engine.staleAfter + engine.switchDwell) + 2 * configuration.tickInterval
+            for event in pipeline.advanceClock(to: end) { output.line(event.encoded()) }
+            output.flush()
+            let c = pipeline.counters
+            StandardStreams.error("replayed \(c.batches) batches, \(c.sightings) sightings, \(c.observations) observations: \(c.events) events\(skipped > 0 ? "; skipped \(skipped) lines without arrival" : "")")
+        } else {
+            StandardStreams.error("no recorded batches in \(file)")
+        }
+    }
+}
+
+/// A whole file read into memory.
+struct FileContents {
+    let bytes: [UInt8]
+
+    init(path: String) throws {
+        guard let file = fopen(path, "rb") else {
+            throw ValueError("file '\(path)' cannot be read: \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0 ..< count])
+        }
+        self.bytes = bytes
+    }
+
+    /// Calls `body` with each non-empty line, without its newline.
+    func forEachLine(_ body: (UnsafeRawBufferPointer) -> Void) {
+        bytes.withUnsafeBytes { all in
+            var start = 0
+            while start < all.count {
+                var end = start
+                while end < all.count, all[end] != 0x0A { end += 1 }
+                if end > start { body(UnsafeRawBufferPointer(rebasing: all[start ..< end])) }
+                start = end + 1
+            }
+        }
+    }
+}
+
+/// Collects output lines and writes them to standard output in large blocks.
+struct BufferedOutput {
+    private var buffer: [UInt8] = []
+
+    mutating func line(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        buffer.append(0x0A)
+        if buffer.count > 1 << 16 { flush() }
+    }
+
+    mutating func flush() {
+        StandardStreams.output(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+}

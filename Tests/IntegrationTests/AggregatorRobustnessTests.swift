@@ -1,0 +1,198 @@
+import Foundation
+import PresenceCore
+import PresenceMQTT
+import Testing
+
+extension EndToEndTests {
+    /// The aggregator under hostile input, restarts and registry changes.
+    @Suite struct AggregatorRobustnessTests {
+        static let tag = AggregatorWalkTests.tag
+
+        /// Publishes one sighting per second from `node` for `user`'s tag until `stop` returns true.
+        static func heartbeat(_ publisher: MQTTClient, _ h: PipelineHarness, node: String, id: String = tag, rssi: Int = -55,
+                              every interval: Duration = .milliseconds(500), while keepGoing: @escaping @Sendable () -> Bool) -> Task<Int64, any Error> {
+            Task {
+                var seq: Int64 = 0
+                var last: Int64 = 0
+                while keepGoing() && !Task.isCancelled {
+                    seq += 1
+                    last = nowMilliseconds()
+                    try await publisher.publish(SightingBatch(node: node, seq: seq, sent: last, sightings: [Sighting(ts: last, id: id, rssi: rssi, tx: -59)]),
+                                                topics: h.topics)
+                    try await Task.sleep(for: interval)
+                }
+                return last
+            }
+        }
+
+        @Test func hostilePayloadsAreDroppedAndCountedWhileValidTrafficFlows() async throws {
+            let h = try PipelineHarness("hostile")
+            try AggregatorWalkTests.register(h)
+            let bus = try await h.recorder()
+            let aggregator = try h.startAggregator()
+            try await bus.wait(15, for: "online") { $0.contains { $0.topic == h.topics.aggregatorStatus } }
+            let publisher = try await h.publisher()
+            let flag = Flag()
+            let valid = Self.heartbeat(publisher, h, node: "node-a", while: { !flag.isSet })
+
+            let topic = h.topics.sightings(node: "node-b")
+            let many = SightingBatch(node: "node-b", seq: 1, sent: nowMilliseconds(),
+                                     sightings: Array(repeating: Sighting(ts: nowMilliseconds(), id: Self.tag, rssi: -50), count: 20_000))
+            let tooMany = SightingBatch(node: "node-b", seq: 2, sent: nowMilliseconds(),
+                                        sightings: Array(repeating: Sighting(ts: nowMilliseconds(), id: "mac:c4:7c:8d:6a:2b:01", rssi: -50), count: 12_000))
+            #expect(many.encoded().count > SightingLimits.maximumBytes && tooMany.encoded().count < SightingLimits.maximumBytes)
+            let hostile: [[UInt8]] = [
+                Array("not json at all".utf8),
+                Array(#"{"v":1,"node":"node-b","seq":"one","sent":1,"sightings":[]}"#.utf8),
+                Array(#"{"v":1,"node":"node-a","seq":1,"sent":1763774734123,"sightings":[]}"#.utf8),
+                many.encoded(),
+                tooMany.encoded(),
+                [UInt8](repeating: 0, count: 2 << 20),
+                Array(#"{"v":1,"node":"node-b","seq":1,"sent":1763774734123,"sightings":[{"ts":"x","id":5,"rssi":-300}]}"#.utf8),
+                Array(String(repeating: "[", count: 100_000).utf8),
+            ]
+            for _ in 0 ..< 3 {
+                for payload in hostile {
+                    try await publisher.publish(MQTTMessage(topic: topic, payload: payload, qos: 1))
+                }
+            }
+            try await bus.wait(20, for: "alice to enter booth-a") { messages in
+                messages.contains { $0.topic == h.topics.event(beacon: "booth-a", user: "alice") && $0.text.contains("\"enter\"") }
+            }
+            try await bus.wait(10, for: "statistics that count every drop") { messages in
+                guard let stats = messages.last(where: { $0.topic == h.topics.aggregatorStats }),
+                      let object = try? JSONSerialization.jsonObject(with: Data(stats.payload)) as? [String: Any],
+                      let rejected = object["rejected_batches"] as? [String: Int] else { return false }
+                return rejected["not_json"] == 6 && rejected["bad_field"] == 3 && rejected["wrong_node"] == 3
+                    && rejected["too_many_sightings"] == 3 && rejected["too_large"] == 6 && (object["dropped_sightings"] as? Int) == 3
+            }
+            flag.set()
+            _ = try await valid.value
+            #expect(aggregator.poll() == nil, "the aggregator died: \(aggregator.stderr.suffix(2000))")
+            #expect(aggregator.stderr.contains("dropped a batch"))
+            let warnings = aggregator.stderr.split(separator: "\n").filter { $0.contains("dropped a batch") }.count
+            #expect(warnings <= 6, "rate limiting let \(warnings) warnings through")
+            #expect(await aggregator.stop() == 0)
+            await bus.stop()
+            await publisher.stop()
+        }
+
+        @Test func afterKillNineTheAggregatorResumesSessions() async throws {
+            let h = try PipelineHarness("restart")
+            try AggregatorWalkTests.register(h)
+            try h.ctlOK("user", "add", "bob")
+            let bobTag = "ibeacon:\(AggregatorWalkTests.uuid):7:2"
+            try h.ctlOK("device", "add", bobTag, "--user", "bob")
+            let bus = try await h.recorder()
+            var aggregator = try h.startAggregator()
+            let publisher = try await h.publisher()
+            let aliceStays = Flag()
+            let bobStays = Flag()
+            let alice = Self.heartbeat(publisher, h, node: "node-a", while: { !aliceStays.isSet })
+            let bob = Self.heartbeat(publisher, h, node: "node-b", id: bobTag, while: { !bobStays.isSet })
+            try await bus.wait(20, for: "both to enter") { messages in
+                messages.filter { $0.topic.hasPrefix("\(h.prefix)/v1/events/") && $0.text.contains("\"enter\"") }.count == 2
+            }
+            try await Task.sleep(for: .seconds(3))
+            aggregator.send(SIGKILL)
+            _ = await aggregator.wait(timeout: .seconds(5))
+            // Bob leaves while the aggregator is down; the broker keeps his last sightings for it.
+            try await Task.sleep(for: .seconds(2))
+            bobStays.set()
+            let bobLast = try await bob.value
+            try await Task.sleep(for: .seconds(20))
+            aggregator = try h.startAggregator()
+            try await bus.wait(25, for: "bob's exit") { messages in
+                messages.contains { $0.topic == h.topics.event(beacon: "booth-b", user: "bob") && $0.text.contains("\"exit\"") }
+            }
+            try await Task.sleep(for: .seconds(3))
+            aliceStays.set()
+            _ = try await alice.value
+            let events = bus.objects(on: "\(h.prefix)/v1/events/")
+            let summary = events.map { "\($0["event"] ?? "") \($0["user"] ?? "") \($0["reason"] ?? "-")" }
+            #expect(summary.filter { $0.hasPrefix("enter alice") }.count == 1, "\(summary)")
+            #expect(summary.filter { $0.hasPrefix("enter bob") }.count == 1, "\(summary)")
+            let bobExit = events.first { $0["user"] as? String == "bob" && $0["event"] as? String == "exit" }
+            #expect(bobExit?["reason"] as? String == "timeout")
+            let exitAt = Int64((bobExit?["at"] as? Int) ?? 0)
+            #expect(exitAt == bobLast, "bob's exit at \(exitAt), last seen \(bobLast)")
+            #expect(try h.rows("SELECT user_key FROM presence.current_v") == ["alice"])
+            #expect(await aggregator.stop() == 0)
+            await bus.stop()
+            await publisher.stop()
+        }
+
+        @Test func eventsRecordedButNeverPublishedArePublishedAtStartWithTheirIds() async throws {
+            let h = try PipelineHarness("outbox")
+            try AggregatorWalkTests.register(h)
+            let event = PresenceEvent(kind: .enter, id: EventID.make(kind: .enter, user: "alice", device: Self.tag, beacon: "booth-a", at: 1_763_774_734_050, entered: nil),
+                                      user: "alice", device: Self.tag, beacon: "booth-a", venue: "expo", at: 1_763_774_734_050, rssi: -60, distance: 1, proximity: .near)
+            let payload = String(decoding: event.encoded(), as: UTF8.self).replacingOccurrences(of: "'", with: "''")
+            _ = try h.rows("""
+                INSERT INTO presence.events (id, kind, user_key, beacon_key, at, payload)
+                VALUES ('\(event.id)', 'enter', 'alice', 'booth-a', to_timestamp(1763774734.05), '\(payload)')
+                """)
+            let bus = try await h.recorder()
+            let aggregator = try h.startAggregator()
+            try await bus.wait(15, for: "the leftover event") { messages in
+                messages.contains { $0.topic == h.topics.event(beacon: "booth-a", user: "alice") }
+            }
+            #expect(bus.messages(on: h.topics.event(beacon: "booth-a", user: "alice")).map(\.payload) == [event.encoded()])
+            try await eventually(5, "the event to be marked published") {
+                (try? h.rows("SELECT published_at IS NOT NULL FROM presence.events")) == ["t"]
+            }
+            #expect(await aggregator.stop() == 0)
+            await bus.stop()
+        }
+
+        @Test func registryChangesReachARunningAggregatorWithinTwoSeconds() async throws {
+            let h = try PipelineHarness("registry")
+            try AggregatorWalkTests.register(h)
+            let carol = "ibeacon:\(AggregatorWalkTests.uuid):7:3"
+            let bus = try await h.recorder()
+            let aggregator = try h.startAggregator()
+            try await bus.wait(15, for: "online") { $0.contains { $0.topic == h.topics.aggregatorStatus } }
+            let publisher = try await h.publisher()
+            let done = Flag()
+            let heartbeat = Self.heartbeat(publisher, h, node: "node-c", id: carol, while: { !done.isSet })
+            try await Task.sleep(for: .seconds(3))
+            #expect(bus.objects(on: "\(h.prefix)/v1/events/").isEmpty, "an unregistered tag made events")
+
+            try h.ctlOK("user", "add", "carol")
+            try h.ctlOK("device", "add", carol, "--user", "carol")
+            let registered = ContinuousClock.now
+            try await bus.wait(10, for: "carol to enter") { messages in
+                messages.contains { $0.topic == h.topics.event(beacon: "booth-c", user: "carol") && $0.text.contains("\"enter\"") }
+            }
+            // Matching starts within 2 s; the enter then needs its dwell and the watermark.
+            #expect(ContinuousClock.now - registered < .seconds(2 + 1 + 1 + 1))
+
+            try h.ctlOK("user", "incognito", "carol", "--for", "1h")
+            try await bus.wait(4, for: "carol's incognito exit") { messages in
+                messages.contains { $0.topic == h.topics.event(beacon: "booth-c", user: "carol") && $0.text.contains("\"incognito\"") }
+            }
+            try await Task.sleep(for: .seconds(3))
+            let carolEvents = bus.objects(on: h.topics.event(beacon: "booth-c", user: "carol"))
+            #expect(carolEvents.map { $0["event"] as? String } == ["enter", "exit"])
+            #expect(bus.messages(on: h.topics.userState("carol")).last?.payload.isEmpty == true, "incognito leaves no retained state")
+            #expect(try h.rows("SELECT count(*) FROM presence.sessions WHERE exited_at IS NULL") == ["0"])
+
+            try h.ctlOK("user", "incognito", "carol", "--off")
+            try await bus.wait(6, for: "carol to enter again") { messages in
+                messages.filter { $0.topic == h.topics.event(beacon: "booth-c", user: "carol") && $0.text.contains("\"enter\"") }.count == 2
+            }
+            try h.ctlOK("beacon", "rm", "booth-c")
+            try await bus.wait(4, for: "the removed exit") { messages in
+                messages.contains { $0.topic == h.topics.event(beacon: "booth-c", user: "carol") && $0.text.contains("\"removed\"") }
+            }
+            try await bus.wait(4, for: "booth-c's retained state to be deleted") { messages in
+                messages.last { $0.topic == h.topics.beaconState("booth-c") }?.payload.isEmpty == true
+            }
+            done.set()
+            _ = try await heartbeat.value
+            #expect(await aggregator.stop() == 0)
+            await bus.stop()
+            await publisher.stop()
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import PresenceStore
+import Testing
+
+/// `presencectl` against a real database: registry commands, their refusals, and the queries.
+@Suite struct PresencectlTests {
+    static let uuid = "f7826da6-4fa2-4e98-8024-bc5b71e0893e"
+
+    /// Every registry table and its rows, to show that a refused command changed nothing.
+    static func dump(_ h: PipelineHarness) throws -> [String] {
+        var rows: [String] = []
+        for table in ["venues", "beacons", "nodes", "users", "devices"] {
+            rows += try h.rows("SELECT '\(table)', t::text FROM presence.\(table) t ORDER BY 2")
+        }
+        return rows
+    }
+
+    static func seeded(_ label: String) throws -> PipelineHarness {
+        let h = try PipelineHarness(label)
+        try h.ctlOK("migrate")
+        try h.ctlOK("venue", "add", "lab")
+        try h.ctlOK("beacon", "add", "desk-1", "--venue", "lab", "--id", "ibeacon:\(uuid):1:1")
+        try h.ctlOK("node", "add", "scan-1", "--venue", "lab", "--beacon", "desk-1")
+        try h.ctlOK("user", "add", "alice")
+        try h.ctlOK("device", "add", "ibeacon:\(uuid):9:9", "--user", "alice")
+        return h
+    }
+
+    @Test(arguments: [
+        (["beacon", "add", "Desk/9"], "Desk/9"),
+        (["beacon", "add", "desk-9", "--id", "ibeacon:1234:1:1"], "1234"),
+        (["beacon", "add", "desk-9", "--id", "ibeacon:\(uuid):70000"], "70000"),
+        (["beacon", "add", "desk-9", "--id", "ibeacon:\(uuid):1:65536"], "65536"),
+        (["beacon", "add", "desk-9", "--id", "node:scan-1"], "node:scan-1"),
+        (["beacon", "add", "desk-9", "--venue", "nowhere"], "nowhere"),
+        (["beacon", "add", "desk-9", "--x", "3"], "--x"),
+        (["beacon", "add", "desk-9", "--radius", "-1"], "-1"),
+        (["beacon", "add", "desk-9", "--tx", "40"], "40"),
+        (["beacon", "add", "desk-9", "--id", "ibeacon:\(uuid):1:1"], "desk-1"),
+        (["beacon", "add", "UPPER"], "UPPER"),
+        (["venue", "add", "a+b"], "a+b"),
+        (["node", "add", "scan-2", "--beacon", "nowhere"], "nowhere"),
+        (["node", "add", "scan-2", "--venue", "Lab"], "Lab"),
+        (["node", "add", "scan-2", "--rssi-offset", "99"], "99"),
+        (["user", "add", "bob#1"], "bob#1"),
+        (["user", "incognito", "nobody", "--for", "1h"], "nobody"),
+        (["user", "incognito", "alice", "--for", "soon"], "soon"),
+        (["user", "rm", "nobody"], "nobody"),
+        (["device", "add", "ibeacon:\(uuid):1:2", "--user", "nobody"], "nobody"),
+        (["device", "add", "ibeacon:\(uuid):1", "--user", "alice"], "ibeacon:\(uuid):1"),
+        (["device", "add", "mac:zz:00:00:00:00:00", "--user", "alice"], "zz"),
+        (["device", "add", "ibeacon:\(uuid):1:2", "--user", "alice", "--tx", "-200"], "-200"),
+        (["device", "rm", "ibeacon:\(uuid):5:5"], "ibeacon:\(uuid):5:5"),
+        (["venue", "rm", "lab"], "lab"),
+        (["sessions", "--since", "yesterday"], "yesterday"),
+        (["visits", "--bucket", "10s"], "10s"),
+        (["beacon", "add", "desk-9", "--x", "abc", "--y", "1"], "abc"),
+    ])
+    func badInputIsRefusedInOneLineNamingTheValueAndChangesNothing(_ arguments: [String], _ named: String) throws {
+        let h = try Self.seeded("cli")
+        let before = try Self.dump(h)
+        let result = try h.ctl(arguments)
+        #expect(result.status != 0, "presencectl \(arguments.joined(separator: " ")) succeeded")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains(named), "stderr does not name \(named): \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(try Self.dump(h) == before)
+    }
+
+    @Test func addUpdatesGivenFieldsAndKeepsTheRest() throws {
+        let h = try Self.seeded("upsert")
+        try h.ctlOK("beacon", "add", "desk-1", "--radius", "2.5", "--name", "Desk one")
+        #expect(try h.rows("SELECT venue_key, identity, radius, name FROM presence.beacons") == ["lab|ibeacon:\(Self.uuid):1:1|2.5|Desk one"])
+        try h.ctlOK("device", "add", "IBEACON:\(Self.uuid.uppercased()):09:9", "--user", "alice", "--tx", "-61")
+        #expect(try h.rows("SELECT identity, user_key, tx FROM presence.devices") == ["ibeacon:\(Self.uuid):9:9|alice|-61"])
+        try h.ctlOK("node", "add", "scan-1", "--rssi-offset", "-3")
+        try h.ctlOK("node", "add", "scan-1", "--x", "1", "--y", "2")
+        #expect(try h.rows("SELECT beacon_key, x, y, rssi_offset FROM presence.nodes") == ["desk-1|1|2|-3"])
+    }
+
+    @Test func migrateIsIdempotentAndTheDatabaseAllowsOneOpenSessionPerUser() throws {
+        let h = try Self.seeded("migrate")
+        #expect(try h.ctlOK("migrate").contains("up to date"))
+        #expect(try h.rows("SELECT version FROM presence.migrations ORDER BY 1") == Migration.all.map { String($0.version) })
+        let insert = """
+            INSERT INTO presence.sessions (user_key, beacon_key, device, entered_at, last_seen_at, enter_event)
+            VALUES ('alice', 'desk-1', 'x', now(), now(), gen_random_uuid())
+            """
+        _ = try h.rows(insert)
+        #expect(throws: TestSetupError.self) { _ = try h.rows(insert) }
+    }
+
+    @Test func removingAndIncognito() throws {
+        let h = try Self.seeded("rm")
+        #expect(try h.ctl("venue", "rm", "lab").status != 0)
+        try h.ctlOK("user", "incognito", "alice", "--for", "2h")
+        let until = try h.rows("SELECT incognito_until > now() + interval '119 minutes' FROM presence.users WHERE key = 'alice'")
+        #expect(until == ["t"])
+        try h.ctlOK("user", "incognito", "alice", "--off")
+        #expect(try h.rows("SELECT incognito_until IS NULL FROM presence.users") == ["t"])
+        try h.ctlOK("beacon", "rm", "desk-1")
+        #expect(try h.rows("SELECT beacon_key IS NULL FROM presence.nodes") == ["t"])
+        try h.ctlOK("user", "rm", "alice")
+        #expect(try h.rows("SELECT count(*) FROM presence.devices") == ["0"])
+        try h.ctlOK("node", "rm", "scan-1")
+        try h.ctlOK("venue", "rm", "lab")
+        #expect(try Self.dump(h).isEmpty)
+    }
+
+    @Test func queriesPrintTablesAndJSON() throws {
+        let h = try Self.seeded("queries")
+        _ = try h.rows("""
+            INSERT INTO presence.sessions (user_key, beacon_key, venue_key, device, entered_at, last_seen_at, exited_at, exit_reason, enter_event)
+            VALUES ('alice', 'desk-1', 'lab', 'd', '2026-01-01 10:00:00+00', '2026-01-01 10:40:00+00', '2026-01-01 10:40:00+00', 'timeout', gen_random_uuid()),
+                   ('alice', 'desk-1', 'lab', 'd', now() - interval '5 minutes', now(), NULL, NULL, gen_random_uuid())
+            """)
+        let presence = try h.ctlOK("presence", "--json")
+        #expect(presence.contains(#""user":"alice","beacon":"desk-1","venue":"lab""#))
+        let sessions = try h.ctlOK("sessions", "--user", "alice", "--json").split(separator: "\n")
+        #expect(sessions.count == 2)
+        #expect(sessions.first?.contains(#""entered":1767261600000,"exited":1767264000000,"reason":"timeout","dwell":2400"#) == true)
+        #expect(try h.ctlOK("sessions", "--since", "1h", "--json").split(separator: "\n").count == 1)
+        let visits = try h.ctlOK("visits", "--json").split(separator: "\n")
+        #expect(visits.prefix(2) == [#"{"beacon":"desk-1","bucket_start":1767261600000,"unique_users":1}"#,
+                                     #"{"beacon":"desk-1","bucket_start":1767263400000,"unique_users":1}"#])
+        #expect(try h.rows("SELECT count(*) FROM presence.visits_30m_v WHERE bucket_start < '2026-01-02'") == ["2"])
+        #expect(try h.ctlOK("presence").contains("alice"))
+    }
+}

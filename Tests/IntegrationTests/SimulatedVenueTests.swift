@@ -1,0 +1,76 @@
+import Foundation
+import PresenceCore
+import PresenceMQTT
+import Testing
+
+extension EndToEndTests {
+    /// `presence-scanner --simulate` feeding the aggregator; every payload on the wire is checked
+    /// against the JSON Schemas in schemas/json.
+    @Suite struct SimulatedVenueTests {
+        static let scenario = """
+            {
+              "venue": "mini",
+              "seed": 5,
+              "radio": {"packetLoss": 0.1, "shadowingSigma": 2, "fadingSigma": 1, "advertisingInterval": "500ms"},
+              "beacons": [{"key": "stand-a", "x": 0, "y": 0}, {"key": "stand-b", "x": 12, "y": 0}],
+              "nodes": [{"key": "sim-a", "x": 0, "y": 0, "beacon": "stand-a"}, {"key": "sim-b", "x": 12, "y": 0, "beacon": "stand-b"}],
+              "people": [{"user": "sam", "device": "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:3:3", "arrive": "1s",
+                          "entrance": {"x": 6, "y": 9}, "speed": 3,
+                          "stops": [{"beacon": "stand-a", "dwell": "8s", "offset": 0.5}, {"beacon": "stand-b", "dwell": "8s", "offset": 0.5}]}]
+            }
+            """
+
+        @Test func aSimulatedVisitMakesEventsAndEveryPayloadMatchesItsSchema() async throws {
+            let h = try PipelineHarness("simulated")
+            try h.ctlOK("migrate")
+            try h.ctlOK("venue", "add", "mini")
+            for key in ["a", "b"] {
+                try h.ctlOK("beacon", "add", "stand-\(key)", "--venue", "mini")
+                try h.ctlOK("node", "add", "sim-\(key)", "--venue", "mini", "--beacon", "stand-\(key)")
+            }
+            try h.ctlOK("user", "add", "sam")
+            try h.ctlOK("device", "add", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:3:3", "--user", "sam")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("mini-\(h.prefix).json")
+            try Self.scenario.write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
+
+            let bus = try await h.recorder()
+            let aggregator = try h.startAggregator(["--absence-timeout", "4s"])
+            let scanner = try ChildProcess.spawn(try PackagePaths.executable("presence-scanner"), ["--simulate", file.path], environment: h.environment)
+            try await bus.wait(60, for: "sam to leave stand-b") { messages in
+                messages.contains { $0.topic == h.topics.event(beacon: "stand-b", user: "sam") && $0.text.contains("\"exit\"") }
+            }
+            let events = bus.objects(on: "\(h.prefix)/v1/events/").map { "\($0["event"] ?? "") \($0["beacon"] ?? "")" }
+            #expect(events == ["enter stand-a", "exit stand-a", "enter stand-b", "exit stand-b"])
+            #expect(await scanner.stop() == 0, "scanner: \(scanner.stderr.suffix(1500))")
+            try await bus.wait(5, for: "the nodes' offline status") { messages in
+                ["sim-a", "sim-b"].allSatisfy { node in messages.last { $0.topic == h.topics.nodeStatus(node: node) }?.text.contains("\"offline\"") == true }
+            }
+            #expect(await aggregator.stop() == 0)
+            await bus.stop()
+
+            let capture = FileManager.default.temporaryDirectory.appendingPathComponent("capture-\(h.prefix).jsonl")
+            defer { try? FileManager.default.removeItem(at: capture) }
+            let lines = bus.messages.map { message -> String in
+                let object: [String: String] = ["topic": message.topic, "payload": message.text]
+                return String(decoding: (try? JSONSerialization.data(withJSONObject: object)) ?? Data(), as: UTF8.self)
+            }
+            try (lines.joined(separator: "\n") + "\n").write(to: capture, atomically: true, encoding: .utf8)
+            let script = PackagePaths.root.appendingPathComponent("schemas/validate-payloads.py").path
+            let validation = try ChildProcess.spawn("/usr/bin/env", ["python3", script, capture.path])
+            #expect(validation.waitBlocking() == 0, "\(validation.stdout)")
+            for schema in ["sighting-batch", "node-status", "presence-event", "user-state", "beacon-state", "aggregator-status", "aggregator-stats"] {
+                #expect(validation.stdout.contains("\(schema)="), "no \(schema) payload was checked: \(validation.stdout)")
+            }
+
+            // The validator can fail: an event without its id does not pass.
+            let broken = FileManager.default.temporaryDirectory.appendingPathComponent("broken-\(h.prefix).jsonl")
+            defer { try? FileManager.default.removeItem(at: broken) }
+            try #"{"topic":"p/v1/events/b/u","payload":"{\"v\":1,\"event\":\"enter\",\"user\":\"u\",\"device\":\"d\",\"beacon\":\"b\",\"venue\":null,\"at\":1}"}"#
+                .appending("\n").write(to: broken, atomically: true, encoding: .utf8)
+            let refused = try ChildProcess.spawn("/usr/bin/env", ["python3", script, broken.path])
+            #expect(refused.waitBlocking() == 1)
+            #expect(refused.stdout.contains("'id' is a required property"))
+        }
+    }
+}
