@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "presence-scanner", targets: ["presence-scanner"]),
         .executable(name: "presence-aggregator", targets: ["presence-aggregator"]),
         .executable(name: "presencectl", targets: ["presencectl"]),
+        .executable(name: "presence-bench", targets: ["presence-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -66,6 +67,8 @@ let package = Package(
             name: "presencectl",
             dependencies: ["PresenceStore", "PresenceCLI", "PresenceMQTT", "PresencePostgres", "PresenceCore", arguments, log, lifecycle, signals],
             swiftSettings: strict),
+
+        .executableTarget(name: "presence-bench", dependencies: ["PresenceCore"], path: "Benchmarks", swiftSettings: strict),
 
         .testTarget(name: "PresenceCoreTests", dependencies: ["PresenceCore"], swiftSettings: strict),
         .testTarget(

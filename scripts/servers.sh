@@ -61,7 +61,9 @@ max_inflight_messages 1000
 max_queued_messages 100000
 message_size_limit 4194304
 CONF
-  mosquitto -c "$bdir/mosquitto.conf" >"$bdir/mosquitto.log" 2>&1 &
+  # In its own session, so that a Ctrl-C meant for the demo does not stop the broker before the
+  # nodes and the aggregator have said goodbye.
+  setsid mosquitto -c "$bdir/mosquitto.conf" >"$bdir/mosquitto.log" 2>&1 &
   echo $! > "$bdir/mosquitto.pid"
   wait_port "$port" mosquitto
   echo "mqtt://127.0.0.1:$port"

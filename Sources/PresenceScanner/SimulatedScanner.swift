@@ -61,12 +61,21 @@ public final class SimulatedScanner: Service {
             }
             let deadline = Task { [publishers] in
                 try await Task.sleep(for: .seconds(10))
-                for publisher in publishers.values { await publisher.stop() }
+                await Self.stop(publishers.values)
             }
             await group.waitForAll()
             deadline.cancel()
         }
-        for publisher in publishers.values { await publisher.stop() }
+        await Self.stop(publishers.values)
+    }
+
+    /// Stops every node's connection at once, each publishing its offline status.
+    private static func stop(_ publishers: some Sequence<NodePublisher>) async {
+        await withTaskGroup(of: Void.self) { group in
+            for publisher in publishers {
+                group.addTask { await publisher.stop() }
+            }
+        }
     }
 }
 

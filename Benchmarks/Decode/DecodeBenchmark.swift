@@ -1,0 +1,1 @@
+enum DecodeBenchmark { static func main(_ arguments: [String]) { print("decode: not yet") } }

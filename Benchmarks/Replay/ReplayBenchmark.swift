@@ -1,0 +1,1 @@
+enum ReplayBenchmark { static func main(_ arguments: [String]) { print("replay: not yet") } }

@@ -1,0 +1,22 @@
+/// `presence-bench`: the project's benchmarks, each printing its figures as a table.
+///
+///     swift run -c release presence-bench accuracy [options]   engine and baselines against ground truth
+///     swift run -c release presence-bench decode [options]     advertising-report decoding throughput
+///     swift run -c release presence-bench replay [options]     pipeline throughput over a recorded day
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "accuracy":
+    AccuracyBenchmark.main(Array(arguments.dropFirst()))
+case "decode":
+    DecodeBenchmark.main(Array(arguments.dropFirst()))
+case "replay":
+    ReplayBenchmark.main(Array(arguments.dropFirst()))
+default:
+    print("usage: presence-bench accuracy|decode|replay [options]  (each takes --help)")
+    exit(arguments.isEmpty ? 0 : 64)
+}
