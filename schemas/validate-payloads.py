@@ -17,6 +17,7 @@ HERE = Path(__file__).resolve().parent / "json"
 ROUTES = [
     (re.compile(r"/v1/sightings/[^/]+$"), "sighting-batch"),
     (re.compile(r"/v1/nodes/[^/]+/status$"), "node-status"),
+    (re.compile(r"/v1/nodes/[^/]+/stats$"), "node-stats"),
     (re.compile(r"/v1/events/[^/]+/[^/]+$"), "presence-event"),
     (re.compile(r"/v1/state/users/[^/]+$"), "user-state"),
     (re.compile(r"/v1/state/beacons/[^/]+$"), "beacon-state"),

@@ -25,6 +25,8 @@ public struct AggregatorConfiguration: Sendable {
     public var statsInterval: Int64 = 10_000
     /// How often the decided-up-to clock and the last-seen time of open sessions are saved, ms.
     public var progressInterval: Int64 = 1_000
+    /// A user is greeted (or bid goodbye) at a beacon at most once per this long, ms.
+    public var notificationCooldown: Int64 = 3_600_000
     /// How often the registry is reloaded even without a notification, ms.
     public var registryRefresh: Int64 = 60_000
 

@@ -11,6 +11,7 @@ struct AggregatorLoop {
     let logger: Logger
     var pipeline: PresencePipeline
     var board = PresenceBoard()
+    var notifications = NotificationPolicy()
     var outbox: Outbox?
     private var rateLimited = RateLimitedLog()
     private var registryDirty = false
@@ -38,7 +39,18 @@ struct AggregatorLoop {
     mutating func handle(_ input: AggregatorService.Input, database: PostgresConnection) async {
         switch input {
         case .message(let message, let receivedAt):
-            guard let node = configuration.topics.nodeOfSightings(message.topic) else { return }
+            let topics = configuration.topics
+            if let node = topics.nodeOfStatus(message.topic) {
+                guard let state = ServiceStatus.state(of: message.payload) else { return }
+                logger.notice("node status", metadata: ["node": "\(node)", "state": "\(state.rawValue)"])
+                submit(pipeline.receiveStatus(node: node, online: state == .online, at: receivedAt))
+                return
+            }
+            if let node = topics.nodeOfStats(message.topic) {
+                submit(pipeline.receiveStats(node: node, at: receivedAt))
+                return
+            }
+            guard let node = topics.nodeOfSightings(message.topic) else { return }
             let rejectedBefore = pipeline.counters.rejectedBatches.values.reduce(0, +)
             let droppedBefore = pipeline.counters.droppedSightings
             lastMessageAt = receivedAt
@@ -76,14 +88,15 @@ struct AggregatorLoop {
         }
     }
 
-    private mutating func submit(_ events: [PresenceEvent]) {
+    mutating func submit(_ events: [PresenceEvent]) {
         guard !events.isEmpty else { return }
         for event in events {
             logger.info("presence", metadata: ["event": "\(event.kind.rawValue)", "user": "\(event.user)", "beacon": "\(event.beacon)",
                                                "reason": "\(event.reason?.rawValue ?? "")"])
             if event.kind == .exit { lastSeenSaved[event.user] = nil }
         }
-        outbox?.submit(.events(events, board.apply(events)))
+        let messages = notifications.notifications(for: events, registry: pipeline.registry)
+        outbox?.submit(.events(events, messages, board.apply(events)))
     }
 
     private mutating func reloadRegistry(_ database: PostgresConnection, at now: Int64) async {

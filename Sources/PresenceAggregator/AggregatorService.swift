@@ -45,10 +45,10 @@ public final class AggregatorService: Service {
         try mqtt.start()
         let outbox = Outbox(database: database, mqtt: mqtt, topics: configuration.topics, clientID: clientID, logger: logger)
         outbox.submit(.states(restored, deletedBeacons: []))
-        if !resumeExits.isEmpty {
-            outbox.submit(.events(resumeExits, loop.board.apply(resumeExits)))
-        }
+        loop.notifications = NotificationPolicy(cooldown: configuration.notificationCooldown,
+                                                sent: try await database.recentNotifications(within: configuration.notificationCooldown))
         loop.outbox = outbox
+        loop.submit(resumeExits)
 
         let listener = PostgresListener(configuration: configuration.database, channels: ["presence_registry"], logger: logger)
         listener.start()
@@ -116,7 +116,8 @@ public final class AggregatorService: Service {
         if !configuration.cleanSession { mqtt.protocolVersion = .v311 }
         mqtt.will = MQTTMessage(topic: topics.aggregatorStatus, payload: ServiceStatus(state: .offline).encoded(), qos: 1, retain: true)
         mqtt.birth = MQTTMessage(topic: topics.aggregatorStatus, payload: ServiceStatus(state: .online).encoded(), qos: 1, retain: true)
-        mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1)]
+        mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1), MQTTSubscription(topics.allNodeStatuses, qos: 1),
+                              MQTTSubscription(topics.allNodeStats, qos: 0)]
         return mqtt
     }
 

@@ -12,8 +12,9 @@ import PresenceStore
 struct Outbox: Sendable {
     /// One unit of work, in the order the aggregator decided it.
     enum Job: Sendable {
-        /// Record, publish, then publish the retained states they change.
-        case events([PresenceEvent], PresenceBoard.Changes)
+        /// Record events and the notifications they call for, publish both, then the retained
+        /// states they change.
+        case events([PresenceEvent], [PresenceNotification], PresenceBoard.Changes)
         /// Publish retained states that need no recording (start-up, registry changes).
         case states(PresenceBoard.Changes, deletedBeacons: [String])
         /// Save how far decisions have gone and the last-seen times of open sessions.
@@ -53,13 +54,16 @@ struct Outbox: Sendable {
         await republishLeftovers()
         for await job in jobs {
             switch job {
-            case .events(let events, let changes):
-                guard await record(events) else { continue }
+            case .events(let events, let notifications, let changes):
+                guard await record(events, notifications) else { continue }
                 var published: [String] = []
                 for event in events {
                     if await publish(MQTTMessage(topic: topics.event(beacon: event.beacon, user: event.user), payload: event.encoded(), qos: 1)) {
                         published.append(event.id)
                     }
+                }
+                for notification in notifications {
+                    await publish(MQTTMessage(topic: topics.notify(user: notification.user), payload: notification.encoded(), qos: 1))
                 }
                 await publishStates(changes, deletedBeacons: [])
                 await markPublished(published)
@@ -79,11 +83,11 @@ struct Outbox: Sendable {
 
     /// Records events, retrying until the database takes them: nothing is published before. Only
     /// cancellation (a shutdown that cannot wait any longer) gives up, and says what it loses.
-    private func record(_ events: [PresenceEvent]) async -> Bool {
+    private func record(_ events: [PresenceEvent], _ notifications: [PresenceNotification]) async -> Bool {
         var delay = 500
         while !Task.isCancelled {
             do {
-                try await database.record(events, logger: logger)
+                try await database.record(events, notifications: notifications, logger: logger)
                 return true
             } catch {
                 logger.error("could not record events; retrying", metadata: ["error": "\(error)", "events": "\(events.count)"])

@@ -25,8 +25,11 @@ public struct EngineOptions: ParsableArguments {
     @Option(help: "Exponent n of the log-distance model d = 10^((tx - rssi) / (10 n)).")
     public var pathLossExponent = 2.0
 
-    @Option(help: "Time constant of the RSSI smoother.")
-    public var smoothing = "1500ms"
+    @Option(help: "How RSSI is smoothed per (device, node): kalman, exponential or median.")
+    public var smoothing = "kalman"
+
+    @Option(help: "Time constant of the exponential smoother (the median's window is twice this).")
+    public var smoothingTime = "1500ms"
 
     @Option(help: "How long to wait for late sightings before deciding (the watermark's lag).")
     public var lateness = "1s"
@@ -44,7 +47,11 @@ public struct EngineOptions: ParsableArguments {
         engine.enterDwell = try DurationText.milliseconds(enterDwell, what: "--enter-dwell")
         engine.enterSightings = enterSightings
         engine.pathLossExponent = pathLossExponent
-        engine.smoothing = try DurationText.milliseconds(smoothing, what: "--smoothing")
+        guard let method = SmoothingMethod(rawValue: smoothing) else {
+            throw ValueError("--smoothing '\(smoothing)' is not valid: expected \(SmoothingMethod.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        engine.smoothing.method = method
+        engine.smoothing.timeConstant = try DurationText.milliseconds(smoothingTime, what: "--smoothing-time")
         try engine.validate()
         configuration.engine = engine
         configuration.lateness = try DurationText.milliseconds(lateness, what: "--lateness")

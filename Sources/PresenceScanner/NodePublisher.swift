@@ -95,6 +95,21 @@ public final class NodePublisher: Sendable {
         }
     }
 
+    /// Publishes the node's counters on `{p}/v1/nodes/{node}/stats` (QoS 0): also the node's
+    /// heartbeat, by which the aggregator tells a silent node from a dead one.
+    public func publishStats(_ stats: NodeStatistics) async {
+        let counters = counters
+        var stats = stats
+        stats.published = counters.published
+        stats.dropped += counters.dropped
+        stats.spooled = counters.spooled
+        do {
+            try await client.publish(MQTTMessage(topic: topics.nodeStats(node: node), payload: stats.encoded(), qos: 0))
+        } catch {
+            logger.debug("could not publish stats", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// No more batches: `run` returns once the spool is empty.
     public func finish() {
         state.withLock { $0.finished = true }

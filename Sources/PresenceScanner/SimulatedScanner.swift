@@ -40,6 +40,9 @@ public final class SimulatedScanner: Service {
             for publisher in publishers.values {
                 group.addTask { await publisher.run() }
             }
+            var sightings: [String: Int] = [:]
+            var recent: [String: Int] = [:]
+            var statsAt = start
             while !Task.isCancelledOrShuttingDown {
                 do {
                     try await Task.sleep(for: .milliseconds(100))
@@ -48,7 +51,19 @@ public final class SimulatedScanner: Service {
                 }
                 let now = WallClock.milliseconds()
                 for heard in simulator.advance(to: now) {
+                    sightings[heard.node, default: 0] += 1
+                    recent[heard.node, default: 0] += 1
                     if let batch = batchers[heard.node]?.add(heard.sighting, at: now) { publishers[heard.node]?.submit(batch) }
+                }
+                if now - statsAt >= configuration.statsInterval {
+                    let seconds = Double(now - statsAt) / 1000
+                    statsAt = now
+                    for (node, publisher) in publishers {
+                        let stats = NodeStatistics(node: node, uptime: now - start, reportsPerSecond: Double(recent[node] ?? 0) / seconds,
+                                                   sightings: sightings[node] ?? 0, kinds: ["simulated": sightings[node] ?? 0])
+                        group.addTask { await publisher.publishStats(stats) }
+                    }
+                    recent.removeAll()
                 }
                 for node in batchers.keys {
                     if let batch = batchers[node]?.due(at: now) { publishers[node]?.submit(batch) }

@@ -14,9 +14,16 @@ extension PostgresConnection {
     /// Records events and the session changes they mean, all in one transaction: an enter opens
     /// a session, an exit closes the user's open session there. Events already recorded (same id)
     /// are skipped, so recording again after a crash is harmless.
-    public func record(_ events: [PresenceEvent], logger: Logger) throws {
-        guard !events.isEmpty else { return }
+    public func record(_ events: [PresenceEvent], notifications: [PresenceNotification] = [], logger: Logger) throws {
+        guard !events.isEmpty || !notifications.isEmpty else { return }
         try transaction { db in
+            for notification in notifications {
+                try db.query("""
+                    INSERT INTO presence.notifications (user_key, beacon_key, kind, message, sent_at)
+                    VALUES ($1, $2, $3, $4, to_timestamp($5::bigint / 1000.0))
+                    ON CONFLICT (user_key, beacon_key, kind) DO UPDATE SET message = EXCLUDED.message, sent_at = EXCLUDED.sent_at
+                    """, [notification.user, notification.beacon, notification.kind.rawValue, notification.message, Int(notification.at)])
+            }
             for event in events {
                 let inserted = try db.query("""
                     INSERT INTO presence.events (id, kind, user_key, beacon_key, at, payload)
@@ -92,6 +99,18 @@ extension PostgresConnection {
             """).rows.map { row in
             Presence(user: row.string(0) ?? "", device: row.string(1) ?? "", beacon: row.string(2) ?? "", venue: row.string(3),
                      entered: Int64(try row.int(4) ?? 0), lastSeen: Int64(try row.int(5) ?? 0))
+        }
+    }
+
+    /// The hellos and goodbyes sent within the last `milliseconds`, for the cool-down.
+    public func recentNotifications(within milliseconds: Int64) throws -> [PresenceNotification] {
+        try query("""
+            SELECT user_key, beacon_key, kind, message, (EXTRACT(EPOCH FROM sent_at) * 1000)::bigint FROM presence.notifications
+            WHERE sent_at > now() - $1::bigint * INTERVAL '1 millisecond'
+            """, [Int(milliseconds)]).rows.compactMap { row in
+            guard let kind = row.string(2).flatMap(PresenceNotification.Kind.init(rawValue:)) else { return nil }
+            return PresenceNotification(user: row.string(0) ?? "", beacon: row.string(1) ?? "", kind: kind, message: row.string(3) ?? "",
+                                        at: Int64(try row.int(4) ?? 0))
         }
     }
 

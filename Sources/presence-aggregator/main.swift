@@ -29,6 +29,9 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
     @Flag(help: "Start a new broker session, giving up the sightings the broker kept while the aggregator was down.")
     var cleanSession = false
 
+    @Option(help: "Greet a user (or bid goodbye) at a beacon at most once per this long.")
+    var notifyCooldown = "1h"
+
     @Option(help: "How often counters are logged and published on {prefix}/v1/aggregator/stats (e.g. 10s).")
     var statsInterval = "10s"
 
@@ -43,6 +46,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
         configuration.pipeline = try tuning.pipelineConfiguration()
         configuration.clientID = clientID
         configuration.cleanSession = cleanSession
+        configuration.notificationCooldown = try DurationText.milliseconds(notifyCooldown, what: "--notify-cooldown")
         configuration.statsInterval = try DurationText.milliseconds(statsInterval, what: "--stats-interval")
         let service = AggregatorService(configuration: configuration, logger: logger)
         let group = ServiceGroup(

@@ -18,7 +18,11 @@ struct RecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
         abstract: "Write every SightingBatch received, one JSON object per line, for `replay`.",
-        discussion: "Each line is the batch as published with 'received' (ms since the epoch) and 'topic' put in front. Stops after --for, or on SIGINT/SIGTERM.")
+        discussion: """
+            Each line is the batch as published with 'received' (ms since the epoch) and 'topic' put in front. The nodes' \
+            status and stats messages are recorded the same way, since the engine takes node health into account. \
+            Stops after --for, or on SIGINT/SIGTERM.
+            """)
 
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "The file to write (appended to if it exists).") var out: String
@@ -33,7 +37,8 @@ struct RecordCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "presencectl")
         var mqtt = MQTTConfiguration(url: broker, clientID: "presencectl-record-\(getpid())")
-        mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1)]
+        mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1), MQTTSubscription(topics.allNodeStatuses, qos: 1),
+                              MQTTSubscription(topics.allNodeStats, qos: 1)]
         let client = try MQTTClient(configuration: mqtt, logger: logger)
         let recorder = Recorder(client: client, file: FileHandleBox(file), limit: limit)
         let group = ServiceGroup(configuration: .init(
@@ -77,7 +82,7 @@ struct Recorder: Service {
                     }
                 }
                 for await message in client.messages {
-                    guard let line = RecordedBatch.line(payload: message.payload, topic: message.topic, received: WallClock.milliseconds()) else {
+                    guard let line = Recording.line(payload: message.payload, topic: message.topic, received: WallClock.milliseconds()) else {
                         continue
                     }
                     line.withUnsafeBytes { _ = fwrite($0.baseAddress, 1, $0.count, file.pointer) }

@@ -34,16 +34,28 @@ struct ReplayCommand: AsyncParsableCommand {
         var lastReceived: Int64 = 0
         var skipped = 0
         contents.forEachLine { line in
-            guard let arrival = RecordedBatch.arrival(of: line) else {
+            guard let arrival = Recording.arrival(of: line) else {
                 skipped += 1
                 return
             }
-            let node = arrival.topic.split(separator: "/").last.map(String.init) ?? ""
             if pipeline == nil {
                 pipeline = PresencePipeline(configuration: configuration, registry: registry, start: arrival.received)
             }
             lastReceived = max(lastReceived, arrival.received)
-            let events = pipeline?.receive(Array(line.bindMemory(to: UInt8.self)), node: node, at: arrival.received) ?? []
+            let payload = Array(line.bindMemory(to: UInt8.self))
+            let events: [PresenceEvent]
+            switch Topics.nodeMessage(in: arrival.topic) {
+            case .sightings(let node):
+                events = pipeline?.receive(payload, node: node, at: arrival.received) ?? []
+            case .status(let node):
+                let state = ServiceStatus.state(of: payload)
+                events = state.map { pipeline?.receiveStatus(node: node, online: $0 == .online, at: arrival.received) ?? [] } ?? []
+            case .stats(let node):
+                events = pipeline?.receiveStats(node: node, at: arrival.received) ?? []
+            case nil:
+                skipped += 1
+                events = []
+            }
             for event in events { output.line(event.encoded()) }
         }
         if var pipeline {

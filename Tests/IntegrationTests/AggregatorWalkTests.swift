@@ -18,6 +18,7 @@ extension EndToEndTests {
                 try h.ctlOK("beacon", "add", "booth-\(booth)", "--venue", "expo", "--x", "\(index * 7)", "--y", "0")
                 try h.ctlOK("node", "add", "node-\(booth)", "--venue", "expo", "--beacon", "booth-\(booth)", "--x", "\(index * 7)", "--y", "0")
             }
+            try h.ctlOK("beacon", "add", "booth-b", "--hello", "Welcome to {beacon}, {name}!", "--name", "Booth B")
             try h.ctlOK("user", "add", "alice", "--name", "Alice")
             try h.ctlOK("device", "add", tag, "--user", "alice")
         }
@@ -80,6 +81,10 @@ extension EndToEndTests {
                 #expect(abs(((exit["dwell"] as? Double) ?? -1) - Double(at[index * 2 + 1] - at[index * 2]) / 1000) < 0.006)
             }
             #expect(Set(events.compactMap { $0["id"] as? String }).count == 6)
+            let hello = bus.objects(on: h.topics.notify(user: "alice"))
+            #expect(hello.count == 1 && hello.first?["message"] as? String == "Welcome to Booth B, Alice!")
+            #expect(hello.first?["kind"] as? String == "hello" && hello.first?["beacon"] as? String == "booth-b")
+            #expect(hello.first?["at"] as? Int == Int(at[2]))
 
             // Retained state, as a subscriber arriving now sees it.
             let late = try BusRecorder(url: h.brokerURL, filter: "\(h.prefix)/v1/state/#")

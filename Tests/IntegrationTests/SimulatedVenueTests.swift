@@ -25,7 +25,7 @@ extension EndToEndTests {
             try h.ctlOK("migrate")
             try h.ctlOK("venue", "add", "mini")
             for key in ["a", "b"] {
-                try h.ctlOK("beacon", "add", "stand-\(key)", "--venue", "mini")
+                try h.ctlOK("beacon", "add", "stand-\(key)", "--venue", "mini", "--goodbye", "See you, {name}")
                 try h.ctlOK("node", "add", "sim-\(key)", "--venue", "mini", "--beacon", "stand-\(key)")
             }
             try h.ctlOK("user", "add", "sam")
@@ -59,7 +59,7 @@ extension EndToEndTests {
             let script = PackagePaths.root.appendingPathComponent("schemas/validate-payloads.py").path
             let validation = try ChildProcess.spawn("/usr/bin/env", ["python3", script, capture.path])
             #expect(validation.waitBlocking() == 0, "\(validation.stdout)")
-            for schema in ["sighting-batch", "node-status", "presence-event", "user-state", "beacon-state", "aggregator-status", "aggregator-stats"] {
+            for schema in ["sighting-batch", "node-status", "presence-event", "user-state", "beacon-state", "aggregator-status", "aggregator-stats", "notification", "node-stats"] {
                 #expect(validation.stdout.contains("\(schema)="), "no \(schema) payload was checked: \(validation.stdout)")
             }
 

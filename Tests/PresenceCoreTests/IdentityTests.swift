@@ -73,3 +73,21 @@ import Testing
         }
     }
 }
+
+@Suite struct TopicsTests {
+    @Test func nodeMessagesAreRecognisedUnderAnyPrefix() throws {
+        #expect(Topics.nodeMessage(in: "presence/v1/sightings/hall-a") == .sightings(node: "hall-a"))
+        #expect(Topics.nodeMessage(in: "site/x/v1/nodes/hall-a/status") == .status(node: "hall-a"))
+        #expect(Topics.nodeMessage(in: "p/v1/nodes/hall-a/stats") == .stats(node: "hall-a"))
+        #expect(Topics.nodeMessage(in: "p/v1/events/b/u") == nil)
+        #expect(Topics.nodeMessage(in: "p/v1/sightings/") == nil)
+        let topics = try Topics(prefix: "site/a")
+        #expect(topics.nodeOfSightings(topics.sightings(node: "n1")) == "n1")
+        #expect(topics.nodeOfStatus(topics.nodeStatus(node: "n1")) == "n1")
+        #expect(topics.nodeOfStats(topics.nodeStats(node: "n1")) == "n1")
+        #expect(topics.nodeOfSightings("other/v1/sightings/n1") == nil)
+        for bad in ["", "a/#", "a/+/b", "/a", "a/", "a//b"] {
+            #expect(throws: ValueError.self, "\(bad)") { try Topics(prefix: bad) }
+        }
+    }
+}

@@ -23,10 +23,13 @@ public struct EngineConfiguration: Sendable, Equatable {
     public var enterSightings: Int = 2
     /// The exponent n of the log-distance model d = 10^((tx - rssi) / (10 n)) (`--path-loss-exponent`).
     public var pathLossExponent: Double = 2.0
-    /// The RSSI smoother's time constant (`--smoothing`).
-    public var smoothing: Int64 = 1_500
-    /// A reading further than this from the smoothed value, dB, counts only this far (`--outlier-clamp`).
-    public var outlierClamp: Double = 15
+    /// How each (device, node) RSSI stream is smoothed (`--smoothing`, `--smoothing-time`).
+    public var smoothing = SmoothingSettings()
+    /// How long the last evidence of a node suspected down stands (`--node-down-hold`): its
+    /// sessions are not timed out, and a neighbour must beat its last readings to win.
+    public var nodeDownHold: Int64 = 120_000
+    /// A heartbeating node proves it still works by saying something this long after a reading.
+    public var heartbeatGrace: Int64 = 2_000
     /// After a restart, resumed sessions are not timed out before this much time has passed, so
     /// that people who stayed are heard again first.
     public var resumeGrace: Int64 = 5_000
@@ -44,8 +47,9 @@ public struct EngineConfiguration: Sendable, Equatable {
         guard pathLossExponent >= 1, pathLossExponent <= 6 else {
             throw ValueError("path-loss-exponent \(pathLossExponent) is not valid: expected a number from 1 to 6")
         }
-        guard smoothing >= 0 else { throw ValueError("smoothing \(smoothing) ms is not valid: expected 0 or more") }
-        guard outlierClamp > 0, outlierClamp.isFinite else { throw ValueError("outlier-clamp \(outlierClamp) dB is not valid: expected more than 0") }
+        guard smoothing.timeConstant >= 0 else {
+            throw ValueError("smoothing-time \(smoothing.timeConstant) ms is not valid: expected 0 or more")
+        }
     }
 
     /// Estimated distance, m, of a path loss `tx - rssi` in dB.

@@ -15,6 +15,7 @@ public struct PresenceEngine: Sendable {
     private var users: [String: UserTrack] = [:]
     /// The earliest deadline found by the last `advance` (tracks change only inside `advance`).
     private var timeDeadline: Int64?
+    private var nodes: [String: NodeHealth] = [:]
 
     /// Counters of what the engine has seen.
     public struct Statistics: Sendable, Equatable {
@@ -54,8 +55,8 @@ public struct PresenceEngine: Sendable {
             guard var track = users[user] else { continue }
             expireIfDue(&track, user: user, at: now, events: &events)
             decide(&track, user: user, at: now, events: &events)
-            track.forgetLinks(staleAt: now, staleAfter: configuration.staleAfter)
-            if track.isIdle(at: now, staleAfter: configuration.staleAfter) {
+            track.links = track.links.filter { isFreshOrHeld($0.key, $0.value, at: now) }
+            if track.presence == nil, track.candidate == nil, track.links.isEmpty {
                 users[user] = nil
             } else {
                 earliest = min(earliest, deadline(of: track))
@@ -84,19 +85,69 @@ public struct PresenceEngine: Sendable {
         now = time
     }
 
+    // MARK: Node health
+
+    /// A node was heard at `time`: a batch, or (`heartbeat`) its periodic stats. A node that sends
+    /// heartbeats is expected to keep doing so; one that falls silent is suspected down.
+    public mutating func nodeHeard(_ node: String, at time: Int64, heartbeat: Bool) {
+        var health = nodes[node] ?? NodeHealth()
+        health.lastHeard = max(health.lastHeard, time)
+        health.heartbeats = health.heartbeats || heartbeat
+        nodes[node] = health
+        timeDeadline = min(timeDeadline ?? now, now)
+    }
+
+    /// A node's status says it is offline (its will, or a clean stop) or online again.
+    public mutating func setNode(_ node: String, offline: Bool, at time: Int64) {
+        var health = nodes[node] ?? NodeHealth()
+        health.offlineSince = offline ? (health.offlineSince ?? time) : nil
+        if !offline { health.lastHeard = max(health.lastHeard, time) }
+        nodes[node] = health
+        timeDeadline = min(timeDeadline ?? now, now)
+    }
+
+    /// Whether `node` cannot be trusted to have heard what happened after `since` at `time`: its
+    /// status says offline, or it sends heartbeats and has said nothing since then. Only for
+    /// `nodeDownHold` after that; then it counts as a node that simply heard nothing.
+    private func isSuspect(_ node: String, since: Int64, at time: Int64) -> Bool {
+        guard let health = nodes[node] else { return false }
+        if let offline = health.offlineSince {
+            return time - max(since, offline) <= configuration.nodeDownHold
+        }
+        return health.heartbeats && health.lastHeard < since + configuration.heartbeatGrace
+            && time - since <= configuration.nodeDownHold
+    }
+
     /// When time alone could next change a decision for this track.
     private func deadline(of track: UserTrack) -> Int64 {
         var earliest = Int64.max
         if let presence = track.presence {
-            earliest = max(presence.lastSeen + configuration.absenceTimeout, track.graceUntil ?? .min)
+            earliest = timeoutDeadline(presence, track)
         }
         if let candidate = track.candidate {
             earliest = min(earliest, candidate.since + (track.presence == nil ? configuration.enterDwell : configuration.switchDwell))
         }
-        for link in track.links.values {
+        for (key, link) in track.links {
             earliest = min(earliest, link.smoother.lastTime + configuration.staleAfter + 1)
+            if nodes[key.node] != nil {
+                earliest = min(earliest, link.smoother.lastTime + configuration.nodeDownHold + 1)
+            }
         }
         return earliest
+    }
+
+    /// When the session times out: the absence timeout after the last qualifying sighting, later
+    /// while a restart's grace lasts, or while the node that last heard the user is suspected down
+    /// (its silence is no evidence that the user left).
+    private func timeoutDeadline(_ presence: Presence, _ track: UserTrack) -> Int64 {
+        var deadline = max(presence.lastSeen + configuration.absenceTimeout, track.graceUntil ?? .min)
+        if let node = presence.lastNode, let health = nodes[node] {
+            let suspectSince = health.offlineSince.map { max($0, presence.lastSeen) } ?? presence.lastSeen
+            if health.offlineSince != nil || (health.heartbeats && health.lastHeard < presence.lastSeen + configuration.heartbeatGrace) {
+                deadline = max(deadline, suspectSince + configuration.nodeDownHold + 1)
+            }
+        }
+        return deadline
     }
 
     /// Where `user` is, if anywhere.
@@ -169,19 +220,22 @@ public struct PresenceEngine: Sendable {
 
         let key = LinkKey(device: observation.device, node: observation.node, beacon: observation.beacon)
         if var link = track.links[key] {
-            link.smoother.update(rssi: observation.rssi, at: observation.time, timeConstant: configuration.smoothing, clamp: configuration.outlierClamp)
+            link.smoother.update(rssi: observation.rssi, at: observation.time, settings: configuration.smoothing)
             link.tx = observation.tx
             link.txKnown = observation.txKnown
             link.radius = observation.radius
             link.venue = observation.venue
             track.links[key] = link
         } else {
-            track.links[key] = Link(smoother: RSSISmoother(rssi: observation.rssi, at: observation.time), tx: observation.tx,
+            track.links[key] = Link(smoother: RSSISmoother(rssi: observation.rssi, at: observation.time, settings: configuration.smoothing), tx: observation.tx,
                                     txKnown: observation.txKnown, radius: observation.radius, venue: observation.venue)
         }
         if let link = track.links[key], qualifies(link) {
             if var presence = track.presence, presence.beacon == observation.beacon {
-                presence.lastSeen = max(presence.lastSeen, observation.time)
+                if observation.time >= presence.lastSeen {
+                    presence.lastSeen = observation.time
+                    presence.lastNode = observation.node
+                }
                 track.presence = presence
             }
             if var candidate = track.candidate, candidate.beacon == observation.beacon {
@@ -193,15 +247,32 @@ public struct PresenceEngine: Sendable {
         users[observation.user] = track
     }
 
+    /// A reading is fresh within `staleAfter`.
+    private func isFresh(_ link: Link, at time: Int64) -> Bool {
+        time - link.smoother.lastTime <= configuration.staleAfter
+    }
+
+    /// Fresh, or held: the node that took the reading is suspected down, so its last evidence
+    /// stands for the beacon the user is at (a neighbour must beat it by the margin to win). Held
+    /// evidence defends; it never wins a move or an enter by itself.
+    private func isFreshOrHeld(_ key: LinkKey, _ link: Link, at time: Int64) -> Bool {
+        isFresh(link, at: time) || isSuspect(key.node, since: link.smoother.lastTime, at: time)
+    }
+
     private func qualifies(_ link: Link) -> Bool {
         guard let radius = link.radius else { return true }
         return configuration.distance(pathLoss: link.pathLoss) <= radius
     }
 
-    /// The nearest qualifying link of each beacon heard recently, as path loss in dB.
+    /// The nearest qualifying link of each beacon heard recently, as path loss in dB; for the
+    /// beacon the user is at, held evidence counts too.
     private func scores(_ track: UserTrack, at time: Int64) -> [String: Score] {
         var scores: [String: Score] = [:]
-        for (key, link) in track.links where time - link.smoother.lastTime <= configuration.staleAfter && qualifies(link) {
+        let current = track.presence?.beacon
+        for (key, link) in track.links where qualifies(link) {
+            guard isFresh(link, at: time) || (key.beacon == current && isSuspect(key.node, since: link.smoother.lastTime, at: time)) else {
+                continue
+            }
             let loss = link.pathLoss
             if let existing = scores[key.beacon], existing.pathLoss < loss || (existing.pathLoss == loss && existing.link < key) {
                 continue
@@ -258,7 +329,8 @@ public struct PresenceEngine: Sendable {
     private func enter(_ track: inout UserTrack, user: String, beacon: String, score: Score, at time: Int64, events: inout [PresenceEvent]) {
         guard let link = track.links[score.link] else { return }
         let distance = configuration.distance(pathLoss: score.pathLoss)
-        let presence = Presence(user: user, device: score.link.device, beacon: beacon, venue: link.venue, entered: time, lastSeen: time)
+        let presence = Presence(user: user, device: score.link.device, beacon: beacon, venue: link.venue, entered: time,
+                                lastSeen: link.smoother.lastTime, lastNode: score.link.node)
         track.presence = presence
         track.candidate = nil
         track.graceUntil = nil
@@ -270,8 +342,7 @@ public struct PresenceEngine: Sendable {
 
     private func expireIfDue(_ track: inout UserTrack, user: String, at time: Int64, events: inout [PresenceEvent]) {
         guard let presence = track.presence else { return }
-        let deadline = max(presence.lastSeen + configuration.absenceTimeout, track.graceUntil ?? .min)
-        guard time >= deadline else { return }
+        guard time >= timeoutDeadline(presence, track) else { return }
         events.append(exitEvent(presence, at: presence.lastSeen, reason: .timeout))
         track.presence = nil
         track.candidate = nil
@@ -295,14 +366,17 @@ public struct Presence: Sendable, Equatable {
     public var entered: Int64
     /// The last qualifying sighting at the beacon.
     public var lastSeen: Int64
+    /// The node that heard it, when known.
+    public var lastNode: String?
 
-    public init(user: String, device: String, beacon: String, venue: String?, entered: Int64, lastSeen: Int64) {
+    public init(user: String, device: String, beacon: String, venue: String?, entered: Int64, lastSeen: Int64, lastNode: String? = nil) {
         self.user = user
         self.device = device
         self.beacon = beacon
         self.venue = venue
         self.entered = entered
         self.lastSeen = lastSeen
+        self.lastNode = lastNode
     }
 }
 
@@ -356,16 +430,12 @@ private struct UserTrack: Sendable {
     var presence: Presence?
     var candidate: Candidate?
     var graceUntil: Int64?
+}
 
-    /// Nothing to remember: not present, no candidate, no recent reading.
-    func isIdle(at time: Int64, staleAfter: Int64) -> Bool {
-        presence == nil && candidate == nil && links.values.allSatisfy { time - $0.smoother.lastTime > staleAfter }
-    }
-
-    /// Drops links not heard for longer than `staleAfter`; a link heard again starts afresh.
-    mutating func forgetLinks(staleAt time: Int64, staleAfter: Int64) {
-        if links.values.contains(where: { time - $0.smoother.lastTime > staleAfter }) {
-            links = links.filter { time - $0.value.smoother.lastTime <= staleAfter }
-        }
-    }
+/// What the engine knows of a node's health.
+private struct NodeHealth: Sendable {
+    var lastHeard = Int64.min
+    /// Whether the node sends periodic stats, so that its silence means something.
+    var heartbeats = false
+    var offlineSince: Int64?
 }

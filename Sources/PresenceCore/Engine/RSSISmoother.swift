@@ -6,27 +6,86 @@ import Musl
 import Darwin
 #endif
 
-/// Smooths one (device, node) stream of RSSI readings that arrive at irregular times: an
-/// exponential average whose weight follows the time since the last reading, with each reading's
-/// pull limited so that one absurd value cannot drag the estimate far.
+/// How a (device, node) stream of RSSI readings is smoothed. Readings arrive at irregular times
+/// (advertising jitter, packet loss), so every method weighs them by the time between them.
+public enum SmoothingMethod: String, Sendable, Equatable, CaseIterable {
+    /// An exponential average with a time constant; each reading's pull is clamped.
+    case exponential
+    /// A one-dimensional Kalman filter: the true level drifts as a random walk, readings are
+    /// noisy; readings far outside the expected spread count for less (a Huber-style gate).
+    case kalman
+    /// The median of the readings within a time window.
+    case median
+}
+
+/// The smoother's figures (milliseconds, dB, dB²).
+public struct SmoothingSettings: Sendable, Equatable {
+    public var method: SmoothingMethod = .kalman
+    /// Exponential: the time constant. Median: the window is twice this.
+    public var timeConstant: Int64 = 1_500
+    /// Exponential: the most one reading may move the estimate.
+    public var clamp: Double = 15
+    /// Kalman: how fast the true level may drift, dB² per second.
+    public var processNoise: Double = 4
+    /// Kalman: the variance of one reading around the true level.
+    public var measurementNoise: Double = 25
+    /// Kalman: readings beyond this many standard deviations of the expected spread are down-weighted.
+    public var gate: Double = 2.5
+
+    public init() {}
+}
+
+/// The smoothed RSSI of one (device, node) stream, with how sure it is.
 public struct RSSISmoother: Sendable, Equatable {
+    /// The estimate, dBm.
     public private(set) var value: Double
+    /// Its variance, dB² (Kalman); for the other methods, the measurement noise.
+    public private(set) var variance: Double
     public private(set) var lastTime: Int64
     public private(set) var count: Int
+    private var window: [Reading] = []
+
+    private struct Reading: Sendable, Equatable {
+        var time: Int64
+        var rssi: Double
+    }
 
     /// Starts from a first reading.
-    public init(rssi: Double, at time: Int64) {
+    public init(rssi: Double, at time: Int64, settings: SmoothingSettings) {
         value = rssi
+        variance = settings.measurementNoise
         lastTime = time
         count = 1
+        if settings.method == .median { window = [Reading(time: time, rssi: rssi)] }
     }
 
     /// Adds a reading taken at `time` (not before the last one).
-    public mutating func update(rssi: Double, at time: Int64, timeConstant: Int64, clamp: Double) {
+    public mutating func update(rssi: Double, at time: Int64, settings: SmoothingSettings) {
         let elapsed = Double(max(0, time - lastTime))
-        let weight = timeConstant <= 0 ? 1 : 1 - exp(-elapsed / Double(timeConstant))
-        let pull = min(max(rssi - value, -clamp), clamp)
-        value += weight * pull
+        switch settings.method {
+        case .exponential:
+            let weight = settings.timeConstant <= 0 ? 1 : 1 - exp(-elapsed / Double(settings.timeConstant))
+            value += weight * min(max(rssi - value, -settings.clamp), settings.clamp)
+        case .kalman:
+            variance += settings.processNoise * elapsed / 1000
+            let innovation = rssi - value
+            var noise = settings.measurementNoise
+            let spread = (variance + noise).squareRoot() * settings.gate
+            if abs(innovation) > spread {
+                noise *= (innovation / spread) * (innovation / spread)
+            }
+            let gain = variance / (variance + noise)
+            value += gain * innovation
+            variance *= 1 - gain
+        case .median:
+            window.append(Reading(time: time, rssi: rssi))
+            let horizon = time - 2 * settings.timeConstant
+            if let first = window.firstIndex(where: { $0.time >= horizon }), first > 0 {
+                window.removeFirst(first)
+            }
+            let sorted = window.map(\.rssi).sorted()
+            value = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        }
         lastTime = max(lastTime, time)
         count += 1
     }

@@ -11,6 +11,8 @@ public struct PresencePipeline: Sendable {
         public var lateness: Int64 = 1_000
         /// The engine decides at every multiple of this, ms.
         public var tickInterval: Int64 = 100
+        /// A node whose clock is off by more than this, ms, has its timestamps corrected.
+        public var skewThreshold: Int64 = 2_000
 
         public init() {}
     }
@@ -21,6 +23,8 @@ public struct PresencePipeline: Sendable {
     public private(set) var counters = PipelineCounters()
     /// The latest time the clock was moved to (arrival or tick), ms since the epoch.
     public private(set) var clock: Int64
+    /// Each node's clock estimate, by node key.
+    public private(set) var nodeClocks: [String: NodeClock] = [:]
     private var matcher: ObservationMatcher
     private var nextTick: Int64
 
@@ -54,10 +58,13 @@ public struct PresencePipeline: Sendable {
         }
         let arrival = catchingUp ? min(receivedAt, max(clock, decoded.batch.sent)) : receivedAt
         let events = advanceClock(to: arrival)
+        if !catchingUp { nodeClocks[node, default: NodeClock()].observe(sent: decoded.batch.sent, arrival: arrival) }
+        engine.nodeHeard(node, at: arrival, heartbeat: false)
+        let correction = nodeClocks[node]?.correction(threshold: configuration.skewThreshold) ?? 0
         counters.droppedSightings += decoded.droppedSightings
         for sighting in decoded.batch.sightings {
             counters.sightings += 1
-            let time = min(sighting.ts, arrival)
+            let time = min(sighting.ts + correction, arrival)
             switch matcher.match(sighting, node: node, time: time) {
             case .success(let observation):
                 counters.observations += 1
@@ -66,6 +73,20 @@ public struct PresencePipeline: Sendable {
                 counters.unmatched[drop.rawValue, default: 0] += 1
             }
         }
+        return events
+    }
+
+    /// A node's stats (its heartbeat) arrived at `time`.
+    public mutating func receiveStats(node: String, at time: Int64) -> [PresenceEvent] {
+        let events = advanceClock(to: time)
+        engine.nodeHeard(node, at: time, heartbeat: true)
+        return events
+    }
+
+    /// A node's retained status arrived at `time`: offline (its will, or a clean stop) or online.
+    public mutating func receiveStatus(node: String, online: Bool, at time: Int64) -> [PresenceEvent] {
+        let events = advanceClock(to: time)
+        engine.setNode(node, offline: !online, at: max(engine.now, time - configuration.lateness))
         return events
     }
 

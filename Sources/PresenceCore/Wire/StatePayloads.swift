@@ -141,6 +141,28 @@ public struct ServiceStatus: Equatable, Sendable {
         lhs.state == rhs.state && lhs.details.elementsEqual(rhs.details, by: ==) && lhs.numbers.elementsEqual(rhs.numbers, by: ==)
     }
 
+    /// The `state` of a status payload, or nil when it has none (or is not JSON).
+    public static func state(of payload: [UInt8]) -> State? {
+        var state: State?
+        let parsed: Bool = payload.withUnsafeBytes { bytes in
+            var reader = JSONReader(bytes)
+            do throws(JSONReader.Failure) {
+                guard try reader.peekKind() == .object else { return false }
+                try reader.readObject { (reader: inout JSONReader, key: JSONKey) throws(JSONReader.Failure) in
+                    if key.is("state"), try reader.peekKind() == .string {
+                        state = State(rawValue: try reader.readString())
+                    } else {
+                        try reader.skipValue()
+                    }
+                }
+                return true
+            } catch {
+                return false
+            }
+        }
+        return parsed ? state : nil
+    }
+
     public func encoded() -> [UInt8] {
         var writer = JSONWriter()
         writer.object { w in

@@ -17,6 +17,12 @@ public struct Topics: Sendable, Equatable {
     public func nodeStatus(node: String) -> String { "\(prefix)/v1/nodes/\(node)/status" }
     public func nodeStats(node: String) -> String { "\(prefix)/v1/nodes/\(node)/stats" }
     public var allNodeStatuses: String { "\(prefix)/v1/nodes/+/status" }
+    public var allNodeStats: String { "\(prefix)/v1/nodes/+/stats" }
+
+    /// The node segment of a node stats topic, or nil when `topic` is not one.
+    public func nodeOfStats(_ topic: String) -> String? {
+        nodeSegment(topic, after: "\(prefix)/v1/nodes/", before: "/stats")
+    }
     public func event(beacon: String, user: String) -> String { "\(prefix)/v1/events/\(beacon)/\(user)" }
     public func userState(_ user: String) -> String { "\(prefix)/v1/state/users/\(user)" }
     public func beaconState(_ beacon: String) -> String { "\(prefix)/v1/state/beacons/\(beacon)" }
@@ -32,6 +38,28 @@ public struct Topics: Sendable, Equatable {
     /// The node segment of a node status topic, or nil when `topic` is not one.
     public func nodeOfStatus(_ topic: String) -> String? {
         nodeSegment(topic, after: "\(prefix)/v1/nodes/", before: "/status")
+    }
+
+    /// What a node publishes, as the aggregator reads it.
+    public enum NodeMessage: Equatable, Sendable {
+        case sightings(node: String)
+        case status(node: String)
+        case stats(node: String)
+    }
+
+    /// What a topic of any prefix carries, from its last levels (`…/v1/sightings/{node}`,
+    /// `…/v1/nodes/{node}/status`, `…/v1/nodes/{node}/stats`); nil for anything else.
+    public static func nodeMessage(in topic: String) -> NodeMessage? {
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        guard levels.count >= 3 else { return nil }
+        let last = levels[levels.count - 1], second = levels[levels.count - 2], third = levels[levels.count - 3]
+        if second == "sightings", third == "v1", !last.isEmpty { return .sightings(node: String(last)) }
+        guard levels.count >= 4, third == "nodes", levels[levels.count - 4] == "v1", !second.isEmpty else { return nil }
+        switch last {
+        case "status": return .status(node: String(second))
+        case "stats": return .stats(node: String(second))
+        default: return nil
+        }
     }
 
     private func nodeSegment(_ topic: String, after head: String, before tail: String) -> String? {

@@ -1,7 +1,8 @@
-/// One line of a `presencectl record` file: the SightingBatch exactly as published, with two
-/// members put in front, `received` (arrival time, ms since the epoch) and `topic`, so that a
-/// replay sees the same arrivals as the live aggregator did. Decoders ignore the extra members.
-public enum RecordedBatch {
+/// The lines of a `presencectl record` file: each message the aggregator reads (SightingBatches,
+/// and the nodes' status and stats) exactly as published, with two members put in front,
+/// `received` (arrival time, ms since the epoch) and `topic`, so that a replay sees the same
+/// arrivals as the live aggregator did. Decoders ignore the extra members.
+public enum Recording {
     /// The line for `payload` received on `topic` at `received` (no trailing newline), or nil
     /// when the payload is not a JSON object and so cannot carry the arrival.
     public static func line(payload: [UInt8], topic: String, received: Int64) -> [UInt8]? {

@@ -1,0 +1,35 @@
+/// Estimates how far a node's clock is off, from its batches: the smallest recent difference
+/// between a batch's arrival and its `sent` time is the clock offset plus the quickest delivery,
+/// which is small on a working network. Beyond a threshold the node's timestamps are corrected by
+/// it, so that a node whose clock is minutes off still takes part in the same moments as the rest.
+public struct NodeClock: Sendable, Equatable {
+    /// Differences arrival − sent of the last batches, ms.
+    private var recent: [Int64] = []
+    private var next = 0
+    public static let window = 20
+
+    public init() {}
+
+    /// Takes one batch's arrival and sent times.
+    public mutating func observe(sent: Int64, arrival: Int64) {
+        let difference = arrival - sent
+        if recent.count < Self.window {
+            recent.append(difference)
+        } else {
+            recent[next] = difference
+            next = (next + 1) % Self.window
+        }
+    }
+
+    /// The estimated offset (add it to the node's time to get ours), ms; nil before any batch.
+    public var offset: Int64? {
+        recent.min()
+    }
+
+    /// The correction to apply to the node's timestamps: the offset when it exceeds `threshold`
+    /// either way, else 0 (ordinary delivery delays are not corrected).
+    public func correction(threshold: Int64) -> Int64 {
+        guard let offset, abs(offset) > threshold else { return 0 }
+        return offset
+    }
+}
