@@ -77,6 +77,7 @@ struct AggregatorLoop {
             }
             if now - progressSavedAt >= configuration.progressInterval {
                 saveProgress(at: now)
+                publishPositions()
             }
             if now - statsAt >= configuration.statsInterval {
                 statsAt = now
@@ -125,6 +126,17 @@ struct AggregatorLoop {
         }
         logger.info("registry reloaded", metadata: ["beacons": "\(registry.beacons.count)", "nodes": "\(registry.nodes.count)",
                                                     "users": "\(registry.users.count)", "devices": "\(registry.devices.count)"])
+    }
+
+    /// Publishes the user states whose estimated position moved (when nodes or beacons have
+    /// coordinates).
+    private mutating func publishPositions() {
+        var changes = PresenceBoard.Changes()
+        for user in pipeline.engine.presences.keys.sorted() {
+            guard let position = pipeline.position(of: user), let state = board.place(user, at: position) else { continue }
+            changes.users.append(state)
+        }
+        if !changes.isEmpty { outbox?.submit(.states(changes, deletedBeacons: [])) }
     }
 
     private mutating func saveProgress(at now: Int64) {

@@ -26,7 +26,7 @@ extension EndToEndTests {
             try h.ctlOK("venue", "add", "mini")
             for key in ["a", "b"] {
                 try h.ctlOK("beacon", "add", "stand-\(key)", "--venue", "mini", "--goodbye", "See you, {name}")
-                try h.ctlOK("node", "add", "sim-\(key)", "--venue", "mini", "--beacon", "stand-\(key)")
+                try h.ctlOK("node", "add", "sim-\(key)", "--venue", "mini", "--beacon", "stand-\(key)", "--x", key == "a" ? "0" : "12", "--y", "0")
             }
             try h.ctlOK("user", "add", "sam")
             try h.ctlOK("device", "add", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:3:3", "--user", "sam")
@@ -42,6 +42,9 @@ extension EndToEndTests {
             }
             let events = bus.objects(on: "\(h.prefix)/v1/events/").map { "\($0["event"] ?? "") \($0["beacon"] ?? "")" }
             #expect(events == ["enter stand-a", "exit stand-a", "enter stand-b", "exit stand-b"])
+            let positions = bus.objects(on: h.topics.userState("sam")).compactMap { $0["position"] as? [String: Any] }
+            #expect(!positions.isEmpty, "no user state carried a position")
+            #expect(positions.allSatisfy { (($0["x"] as? Double) ?? -99) > -2 && (($0["x"] as? Double) ?? 99) < 14 })
             #expect(await scanner.stop() == 0, "scanner: \(scanner.stderr.suffix(1500))")
             try await bus.wait(5, for: "the nodes' offline status") { messages in
                 ["sim-a", "sim-b"].allSatisfy { node in messages.last { $0.topic == h.topics.nodeStatus(node: node) }?.text.contains("\"offline\"") == true }

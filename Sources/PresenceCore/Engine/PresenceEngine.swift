@@ -85,6 +85,29 @@ public struct PresenceEngine: Sendable {
         now = time
     }
 
+    /// What the engine currently believes about one (device, node, beacon) stream.
+    public struct Reading: Sendable, Equatable {
+        public var device: String
+        public var node: String
+        public var beacon: String
+        /// Smoothed RSSI, dBm, and its variance.
+        public var rssi: Double
+        public var variance: Double
+        public var tx: Double
+        public var lastTime: Int64
+        /// Estimated distance, m.
+        public var distance: Double
+    }
+
+    /// The fresh readings of `user`'s devices, sorted by node and beacon.
+    public func readings(of user: String) -> [Reading] {
+        guard let track = users[user] else { return [] }
+        return track.links.filter { isFresh($0.value, at: now) }.sorted { $0.key < $1.key }.map { key, link in
+            Reading(device: key.device, node: key.node, beacon: key.beacon, rssi: link.smoother.value, variance: link.smoother.variance,
+                    tx: link.tx, lastTime: link.smoother.lastTime, distance: configuration.distance(pathLoss: link.pathLoss))
+        }
+    }
+
     // MARK: Node health
 
     /// A node was heard at `time`: a batch, or (`heartbeat`) its periodic stats. A node that sends

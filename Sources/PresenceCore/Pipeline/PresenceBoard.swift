@@ -62,6 +62,19 @@ public struct PresenceBoard: Sendable {
         return changes
     }
 
+    /// Records where a present user is estimated to be; returns their state to publish again when
+    /// the position moved by `threshold` metres or more, or changed floor (nil otherwise).
+    public mutating func place(_ user: String, at position: Position, threshold: Double = 1) -> UserState? {
+        guard var state = places[user], state.beacon != nil else { return nil }
+        if let previous = state.position {
+            let moved = ((previous.x - position.x) * (previous.x - position.x) + (previous.y - position.y) * (previous.y - position.y)).squareRoot()
+            guard moved >= threshold || previous.floor != position.floor else { return nil }
+        }
+        state.position = position
+        places[user] = state
+        return state
+    }
+
     /// Forgets a beacon no longer registered; its retained state should be deleted.
     public mutating func forget(beacon: String) {
         occupants[beacon] = nil
