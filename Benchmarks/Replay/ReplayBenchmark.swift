@@ -1,1 +1,114 @@
-enum ReplayBenchmark { static func main(_ arguments: [String]) { print("replay: not yet") } }
+import Foundation
+import PresenceCore
+
+/// How fast the aggregator's pipeline decides over a recording, as `presencectl replay` runs it:
+/// a simulated expo day is recorded in memory (the lines `presencectl record` writes), then
+/// replayed: arrival parsing, batch decoding, registry matching, the engine. Prints observations
+/// per second on one core, and the time and memory spent.
+enum ReplayBenchmark {
+    static func main(_ arguments: [String]) {
+        if arguments.contains("--help") {
+            print("presence-bench replay [--people N] [--minutes M] [--runs R]   (defaults 60 people, 60 minutes, 3 runs)")
+            return
+        }
+        let people = value(arguments, "--people") ?? 60
+        let minutes = value(arguments, "--minutes") ?? 60
+        let runs = value(arguments, "--runs") ?? 3
+        let (lines, registry, observations) = record(people: people, minutes: minutes)
+        let bytes = lines.reduce(0) { $0 + $1.count }
+        print("recording: \(lines.count) lines, \(observations) sightings, \(bytes / 1_000_000) MB (\(people) people, \(minutes) min, 24 nodes)")
+        var rates: [Double] = []
+        for run in 1 ... runs {
+            let started = monotonicNanoseconds()
+            var pipeline: PresencePipeline?
+            var events = 0
+            var last: Int64 = 0
+            for line in lines {
+                line.withUnsafeBytes { raw in
+                    guard let arrival = Recording.arrival(of: raw), case .sightings(let node) = Topics.nodeMessage(in: arrival.topic) else { return }
+                    if pipeline == nil {
+                        pipeline = PresencePipeline(configuration: .init(), registry: registry, start: arrival.received)
+                    }
+                    last = arrival.received
+                    events += pipeline?.receive(line, node: node, at: arrival.received).count ?? 0
+                }
+            }
+            events += pipeline?.advanceClock(to: last + 60_000).count ?? 0
+            let seconds = Double(monotonicNanoseconds() - started) / 1e9
+            let rate = Double(pipeline?.counters.observations ?? 0) / seconds
+            rates.append(rate)
+            print("run \(run): \(String(format: "%.2f", seconds)) s, \(events) events, \(format(rate)) observations/s")
+        }
+        let sorted = rates.sorted()
+        print("median: \(format(sorted[sorted.count / 2])) observations/s on one core; peak memory \(peakMemoryMB()) MB")
+    }
+
+    /// A simulated expo recorded as `presencectl record` would write it.
+    private static func record(people: Int, minutes: Int) -> ([[UInt8]], Registry, Int) {
+        var beacons: [Scenario.Beacon] = []
+        var nodes: [Scenario.Node] = []
+        for row in 0 ..< 4 {
+            for column in 0 ..< 6 {
+                let key = "booth-\(row)-\(column)"
+                beacons.append(Scenario.Beacon(key: key, x: Double(column) * 7, y: Double(row) * 7))
+                nodes.append(Scenario.Node(key: "node-\(row)-\(column)", x: Double(column) * 7, y: Double(row) * 7, beacon: key))
+            }
+        }
+        var random = RandomSource(seed: 99)
+        var visitors: [Scenario.Person] = []
+        for index in 0 ..< people {
+            let stops = (0 ..< 8).map { _ in
+                Scenario.Stop(beacon: beacons[Int(random.next() % UInt64(beacons.count))].key, dwell: 30_000 + Int64(random.next() % 90_000))
+            }
+            visitors.append(Scenario.Person(user: "user-\(index)", device: "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:9:\(index)",
+                                            arrive: Int64(random.next() % 60_000), entrance: Scenario.Point(x: -5, y: 10), stops: stops,
+                                            repeats: true, away: 30_000))
+        }
+        let scenario = Scenario(venue: "bench", seed: 7, beacons: beacons, nodes: nodes, people: visitors)
+        let start: Int64 = 1_763_774_400_000
+        guard var simulator = try? VenueSimulator(scenario: scenario, start: start) else { return ([], Registry(), 0) }
+        var batchers = Dictionary(uniqueKeysWithValues: nodes.map { ($0.key, SightingBatcher(node: $0.key, interval: 500)) })
+        var lines: [[UInt8]] = []
+        var count = 0
+        for step in stride(from: start + 100, through: start + Int64(minutes) * 60_000, by: 100) {
+            for heard in simulator.advance(to: step) {
+                count += 1
+                if let batch = batchers[heard.node]?.add(heard.sighting, at: step), let line = Recording.line(payload: batch.encoded(), topic: "presence/v1/sightings/\(batch.node)", received: step + 20) {
+                    lines.append(line)
+                }
+            }
+            for key in batchers.keys.sorted() {
+                if let batch = batchers[key]?.due(at: step), let line = Recording.line(payload: batch.encoded(), topic: "presence/v1/sightings/\(key)", received: step + 20) {
+                    lines.append(line)
+                }
+            }
+        }
+        let registry = Registry(
+            venues: [.init(key: "bench")],
+            beacons: beacons.map { Registry.Beacon(key: $0.key, venue: "bench", x: $0.x, y: $0.y) },
+            nodes: nodes.map { Registry.Node(key: $0.key, venue: "bench", beacon: $0.beacon, x: $0.x, y: $0.y) },
+            users: visitors.map { Registry.User(key: $0.user) },
+            devices: visitors.compactMap { person in person.device.map { Registry.Device(identity: $0, user: person.user) } })
+        return (lines, registry, count)
+    }
+
+    private static func value(_ arguments: [String], _ flag: String) -> Int? {
+        guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
+        return Int(arguments[index + 1])
+    }
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// The process's peak resident memory (VmHWM in /proc/self/status), MB.
+    private static func peakMemoryMB() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        return (Int(line.filter(\.isNumber)) ?? 0) / 1024
+    }
+
+    private static func format(_ rate: Double) -> String {
+        rate >= 1e6 ? String(format: "%.2f M", rate / 1e6) : String(format: "%.0f k", rate / 1e3)
+    }
+}

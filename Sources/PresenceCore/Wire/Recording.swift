@@ -27,7 +27,38 @@ public enum Recording {
     }
 
     /// The arrival time and topic of a recorded line; nil if the line does not carry them.
+    /// Lines as `line(payload:topic:received:)` writes them are read from their first bytes only.
     public static func arrival(of line: UnsafeRawBufferPointer) -> (received: Int64, topic: String)? {
+        if let quick = quickArrival(of: line) { return quick }
+        return parsedArrival(of: line)
+    }
+
+    /// `{"received":<digits>,"topic":"<text without escapes>"` at the very start of the line.
+    private static func quickArrival(of line: UnsafeRawBufferPointer) -> (received: Int64, topic: String)? {
+        let head = Array("{\"received\":".utf8)
+        let middle = Array(",\"topic\":\"".utf8)
+        guard line.count > head.count + middle.count + 2, line.starts(with: head) else { return nil }
+        var index = head.count
+        var received: Int64 = 0
+        let digitsStart = index
+        while index < line.count, line[index] >= UInt8(ascii: "0"), line[index] <= UInt8(ascii: "9"), index - digitsStart < 18 {
+            received = received * 10 + Int64(line[index] - UInt8(ascii: "0"))
+            index += 1
+        }
+        guard index > digitsStart, index + middle.count < line.count,
+              UnsafeRawBufferPointer(rebasing: line[index ..< index + middle.count]).elementsEqual(middle) else { return nil }
+        index += middle.count
+        let topicStart = index
+        while index < line.count, line[index] != UInt8(ascii: "\""), line[index] != UInt8(ascii: "\\"), line[index] >= 0x20 {
+            index += 1
+        }
+        guard index < line.count, line[index] == UInt8(ascii: "\""),
+              let topic = String(validating: UnsafeRawBufferPointer(rebasing: line[topicStart ..< index]).bindMemory(to: UInt8.self), as: UTF8.self)
+        else { return nil }
+        return (received, topic)
+    }
+
+    private static func parsedArrival(of line: UnsafeRawBufferPointer) -> (received: Int64, topic: String)? {
         var reader = JSONReader(line)
         var received: Int64?
         var topic: String?

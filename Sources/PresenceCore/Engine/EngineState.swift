@@ -1,0 +1,100 @@
+/// A user's current session as the engine sees it.
+public struct Presence: Sendable, Equatable {
+    public var user: String
+    /// The device whose observations decided the enter.
+    public var device: String
+    public var beacon: String
+    public var venue: String?
+    public var entered: Int64
+    /// The last qualifying sighting at the beacon.
+    public var lastSeen: Int64
+    /// The node that heard it, when known.
+    public var lastNode: String?
+
+    public init(user: String, device: String, beacon: String, venue: String?, entered: Int64, lastSeen: Int64, lastNode: String? = nil) {
+        self.user = user
+        self.device = device
+        self.beacon = beacon
+        self.venue = venue
+        self.entered = entered
+        self.lastSeen = lastSeen
+        self.lastNode = lastNode
+    }
+}
+
+/// An observation waiting for the engine to reach its time; ties keep arrival order.
+struct Pending: Comparable, Sendable {
+    var observation: Observation
+    var arrival: UInt64
+
+    static func < (lhs: Pending, rhs: Pending) -> Bool {
+        (lhs.observation.time, lhs.arrival) < (rhs.observation.time, rhs.arrival)
+    }
+
+    static func == (lhs: Pending, rhs: Pending) -> Bool {
+        lhs.observation.time == rhs.observation.time && lhs.arrival == rhs.arrival
+    }
+}
+
+/// Which stream a reading belongs to, ordered for deterministic tie-breaks.
+struct LinkKey: Comparable, Sendable {
+    var device: String
+    var node: String
+    var beacon: String
+
+    static func < (lhs: LinkKey, rhs: LinkKey) -> Bool {
+        (lhs.device, lhs.node, lhs.beacon) < (rhs.device, rhs.node, rhs.beacon)
+    }
+}
+
+/// One (device, node, beacon) stream: its smoothed RSSI and what the observations said with it.
+struct Link: Sendable {
+    var device: String
+    var node: String
+    var beacon: String
+    var smoother: RSSISmoother
+    var tx: Double
+    var txKnown: Bool
+    var radius: Double?
+    var venue: String?
+
+    var key: LinkKey { LinkKey(device: device, node: node, beacon: beacon) }
+
+    /// tx - smoothed RSSI: the larger, the further.
+    var pathLoss: Double { tx - smoother.value }
+}
+
+/// The best reading of one beacon.
+struct Score: Sendable {
+    var beacon: String
+    var pathLoss: Double
+    /// Index of the reading in the track's links.
+    var link: Int
+}
+
+/// A beacon about to win an enter or a move, since when, and how often it was heard since.
+struct Candidate: Sendable {
+    var beacon: String
+    var since: Int64
+    var sightings: Int
+}
+
+/// Everything the engine tracks for one user.
+struct UserTrack: Sendable {
+    let user: String
+    var links: [Link] = []
+    var presence: Presence?
+    var candidate: Candidate?
+    var graceUntil: Int64?
+    /// When time alone could next change a decision; `advance` looks at the track only then.
+    var deadline = Int64.min
+
+    init(user: String) {
+        self.user = user
+    }
+
+    /// Nothing to remember: not present, no candidate, no reading.
+    var isIdle: Bool {
+        presence == nil && candidate == nil && links.isEmpty
+    }
+}

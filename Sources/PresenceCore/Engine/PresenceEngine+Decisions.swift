@@ -1,0 +1,194 @@
+extension PresenceEngine {
+    /// Applies one observation at its time: updates the reading, then decides for its user.
+    mutating func apply(_ observation: Observation, events: inout [PresenceEvent]) {
+        statistics.observations += 1
+        let index = trackIndex(for: observation.user)
+        var track = takeTrack(index)
+        expireIfDue(&track, at: observation.time, events: &events)
+        let settings = configuration.smoothing
+        let linkIndex: Int
+        if let existing = track.links.firstIndex(where: {
+            $0.node == observation.node && $0.beacon == observation.beacon && $0.device == observation.device
+        }) {
+            linkIndex = existing
+            track.links[existing].smoother.update(rssi: observation.rssi, at: observation.time, settings: settings)
+            track.links[existing].tx = observation.tx
+            track.links[existing].txKnown = observation.txKnown
+            track.links[existing].radius = observation.radius
+            track.links[existing].venue = observation.venue
+        } else {
+            track.links.append(Link(
+                device: observation.device, node: observation.node, beacon: observation.beacon,
+                smoother: RSSISmoother(rssi: observation.rssi, at: observation.time, settings: settings),
+                tx: observation.tx, txKnown: observation.txKnown, radius: observation.radius, venue: observation.venue))
+            linkIndex = track.links.count - 1
+        }
+        if qualifies(track.links[linkIndex]) {
+            if var presence = track.presence, presence.beacon == observation.beacon, observation.time >= presence.lastSeen {
+                presence.lastSeen = observation.time
+                presence.lastNode = observation.node
+                track.presence = presence
+            }
+            if track.candidate?.beacon == observation.beacon {
+                track.candidate?.sightings += 1
+            }
+        }
+        decide(&track, at: observation.time, events: &events)
+        track.deadline = deadline(of: track)
+        tracks[index] = track
+    }
+
+    /// A reading is fresh within `staleAfter`.
+    func isFresh(_ link: Link, at time: Int64) -> Bool {
+        time - link.smoother.lastTime <= configuration.staleAfter
+    }
+
+    /// Fresh, or held: the node that took the reading is suspected down, so its last evidence
+    /// stands for the beacon the user is at (a neighbour must beat it by the margin to win). Held
+    /// evidence defends; it never wins a move or an enter by itself.
+    func isFreshOrHeld(_ link: Link, at time: Int64) -> Bool {
+        isFresh(link, at: time) || isSuspect(link.node, since: link.smoother.lastTime, at: time)
+    }
+
+    func qualifies(_ link: Link) -> Bool {
+        guard let radius = link.radius else { return true }
+        return configuration.distance(pathLoss: link.pathLoss) <= radius
+    }
+
+    /// The nearest qualifying readings: overall, at the user's beacon, and elsewhere; for the
+    /// beacon the user is at, held evidence counts too. Ties go to the smaller beacon key, then
+    /// the smaller reading key, so the choice never depends on the order readings were stored in.
+    func nearest(_ track: UserTrack, at time: Int64) -> (overall: Score?, current: Score?, elsewhere: Score?) {
+        var overall: Score?
+        var current: Score?
+        var elsewhere: Score?
+        let here = track.presence?.beacon
+        track.links.withUnsafeBufferPointer { links in
+            for index in links.indices where qualifies(links[index]) {
+                let atHere = links[index].beacon == here
+                guard isFresh(links[index], at: time) || (atHere && isSuspect(links[index].node, since: links[index].smoother.lastTime, at: time)) else {
+                    continue
+                }
+                let pathLoss = links[index].pathLoss
+                if nearer(pathLoss, index, than: overall, in: links) { overall = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index) }
+                if atHere {
+                    if nearer(pathLoss, index, than: current, in: links) { current = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index) }
+                } else if nearer(pathLoss, index, than: elsewhere, in: links) {
+                    elsewhere = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index)
+                }
+            }
+        }
+        return (overall, current, elsewhere)
+    }
+
+    private func nearer(_ pathLoss: Double, _ index: Int, than other: Score?, in links: UnsafeBufferPointer<Link>) -> Bool {
+        guard let other else { return true }
+        if pathLoss != other.pathLoss { return pathLoss < other.pathLoss }
+        if links[index].beacon != other.beacon { return links[index].beacon < other.beacon }
+        return links[index].key < links[other.link].key
+    }
+
+    /// Enter fast, leave slow: an enter needs the nearest beacon to stay nearest for the enter
+    /// dwell with enough sightings; a move needs another beacon to be nearer by the margin for the
+    /// switch dwell.
+    func decide(_ track: inout UserTrack, at time: Int64, events: inout [PresenceEvent]) {
+        let scores = nearest(track, at: time)
+        if let presence = track.presence {
+            let current = scores.current?.pathLoss ?? .infinity
+            guard let challenger = scores.elsewhere, challenger.pathLoss + configuration.switchMargin <= current else {
+                track.candidate = nil
+                return
+            }
+            guard let candidate = track.candidate, candidate.beacon == challenger.beacon else {
+                track.candidate = Candidate(beacon: challenger.beacon, since: time, sightings: 1)
+                return
+            }
+            guard time - candidate.since >= configuration.switchDwell else { return }
+            events.append(exitEvent(presence, at: time, reason: .moved))
+            enter(&track, challenger, at: time, events: &events)
+        } else {
+            guard let nearest = scores.overall else {
+                track.candidate = nil
+                return
+            }
+            guard let candidate = track.candidate, candidate.beacon == nearest.beacon else {
+                track.candidate = Candidate(beacon: nearest.beacon, since: time, sightings: 1)
+                if configuration.enterDwell == 0, configuration.enterSightings <= 1 {
+                    enter(&track, nearest, at: time, events: &events)
+                }
+                return
+            }
+            guard time - candidate.since >= configuration.enterDwell, candidate.sightings >= configuration.enterSightings else { return }
+            enter(&track, nearest, at: time, events: &events)
+        }
+    }
+
+    func enter(_ track: inout UserTrack, _ score: Score, at time: Int64, events: inout [PresenceEvent]) {
+        let link = track.links[score.link]
+        let distance = configuration.distance(pathLoss: score.pathLoss)
+        let presence = Presence(user: track.user, device: link.device, beacon: score.beacon, venue: link.venue, entered: time,
+                                lastSeen: link.smoother.lastTime, lastNode: link.node)
+        track.presence = presence
+        track.candidate = nil
+        track.graceUntil = nil
+        let id = EventID.make(kind: .enter, user: track.user, device: presence.device, beacon: score.beacon, at: time, entered: nil)
+        events.append(PresenceEvent(
+            kind: .enter, id: id, user: track.user, device: presence.device, beacon: score.beacon, venue: link.venue, at: time,
+            rssi: link.smoother.value, distance: distance, proximity: link.txKnown ? Proximity(distance: distance) : .unknown))
+    }
+
+    func expireIfDue(_ track: inout UserTrack, at time: Int64, events: inout [PresenceEvent]) {
+        guard let presence = track.presence, time >= timeoutDeadline(presence, track) else { return }
+        events.append(exitEvent(presence, at: presence.lastSeen, reason: .timeout))
+        track.presence = nil
+        track.candidate = nil
+        track.graceUntil = nil
+    }
+
+    func exitEvent(_ presence: Presence, at time: Int64, reason: PresenceEvent.ExitReason) -> PresenceEvent {
+        let id = EventID.make(kind: .exit, user: presence.user, device: presence.device, beacon: presence.beacon, at: time, entered: presence.entered)
+        return PresenceEvent(kind: .exit, id: id, user: presence.user, device: presence.device, beacon: presence.beacon,
+                             venue: presence.venue, at: time, entered: presence.entered, reason: reason)
+    }
+
+    /// When time alone could next change a decision for this track.
+    func deadline(of track: UserTrack) -> Int64 {
+        var earliest = Int64.max
+        if let presence = track.presence {
+            earliest = timeoutDeadline(presence, track)
+        }
+        if let candidate = track.candidate {
+            earliest = min(earliest, candidate.since + (track.presence == nil ? configuration.enterDwell : configuration.switchDwell))
+        }
+        var newest = Int64.min
+        var oldest = Int64.max
+        for link in track.links {
+            newest = max(newest, link.smoother.lastTime)
+            oldest = min(oldest, link.smoother.lastTime)
+        }
+        if oldest != .max {
+            earliest = min(earliest, oldest + configuration.staleAfter + 1)
+            // Held readings end with the hold; any of them may be held while a node is suspect.
+            if watchedNodes > 0 {
+                for link in track.links where nodes[link.node].map({ $0.heartbeats || $0.offlineSince != nil }) ?? false {
+                    earliest = min(earliest, link.smoother.lastTime + configuration.nodeDownHold + 1)
+                }
+            }
+        }
+        return earliest
+    }
+
+    /// When the session times out: the absence timeout after the last qualifying sighting, later
+    /// while a restart's grace lasts, or while the node that last heard the user is suspected down
+    /// (its silence is no evidence that the user left).
+    func timeoutDeadline(_ presence: Presence, _ track: UserTrack) -> Int64 {
+        var deadline = max(presence.lastSeen + configuration.absenceTimeout, track.graceUntil ?? .min)
+        if let node = presence.lastNode, let health = nodes[node] {
+            let suspectSince = health.offlineSince.map { max($0, presence.lastSeen) } ?? presence.lastSeen
+            if health.offlineSince != nil || (health.heartbeats && health.lastHeard < presence.lastSeen + configuration.heartbeatGrace) {
+                deadline = max(deadline, suspectSince + configuration.nodeDownHold + 1)
+            }
+        }
+        return deadline
+    }
+}

@@ -1,0 +1,54 @@
+extension PresenceEngine {
+    /// A node was heard at `time`: a batch, or (`heartbeat`) its periodic stats. A node that sends
+    /// heartbeats is expected to keep doing so; one that falls silent is suspected down.
+    public mutating func nodeHeard(_ node: String, at time: Int64, heartbeat: Bool) {
+        var health = nodes[node] ?? NodeHealth()
+        let watched = health.isWatched
+        health.lastHeard = max(health.lastHeard, time)
+        health.heartbeats = health.heartbeats || heartbeat
+        nodes[node] = health
+        if health.isWatched {
+            healthChanged = true
+            if !watched { watchedNodes += 1 }
+        }
+    }
+
+    /// A node's status says it is offline (its will, or a clean stop) or online again.
+    public mutating func setNode(_ node: String, offline: Bool, at time: Int64) {
+        var health = nodes[node] ?? NodeHealth()
+        let watched = health.isWatched
+        health.offlineSince = offline ? (health.offlineSince ?? time) : nil
+        if !offline { health.lastHeard = max(health.lastHeard, time) }
+        nodes[node] = health
+        watchedNodes += (health.isWatched ? 1 : 0) - (watched ? 1 : 0)
+        healthChanged = true
+    }
+
+    /// Whether a node's status says it is offline.
+    public func isNodeOffline(_ node: String) -> Bool {
+        nodes[node]?.offlineSince != nil
+    }
+
+    /// Whether `node` cannot be trusted to have heard what happened after `since` at `time`: its
+    /// status says offline, or it sends heartbeats and has said nothing since then. Only for
+    /// `nodeDownHold` after that; then it counts as a node that simply heard nothing.
+    func isSuspect(_ node: String, since: Int64, at time: Int64) -> Bool {
+        guard let health = nodes[node] else { return false }
+        if let offline = health.offlineSince {
+            return time - max(since, offline) <= configuration.nodeDownHold
+        }
+        return health.heartbeats && health.lastHeard < since + configuration.heartbeatGrace
+            && time - since <= configuration.nodeDownHold
+    }
+}
+
+/// What the engine knows of a node's health.
+struct NodeHealth: Sendable {
+    var lastHeard = Int64.min
+    /// Whether the node sends periodic stats, so that its silence means something.
+    var heartbeats = false
+    var offlineSince: Int64?
+
+    /// Whether the node's silence or status can hold readings.
+    var isWatched: Bool { heartbeats || offlineSince != nil }
+}

@@ -1,0 +1,53 @@
+import HeapModule
+
+extension PresenceEngine {
+    /// Restores a session that was open when the aggregator stopped. The user is not timed out
+    /// before `now + resumeGrace`, so that someone still there is heard again first.
+    public mutating func resume(_ presence: Presence) {
+        let index = trackIndex(for: presence.user)
+        var track = takeTrack(index)
+        track.presence = presence
+        track.graceUntil = now + configuration.resumeGrace
+        track.deadline = deadline(of: track)
+        tracks[index] = track
+    }
+
+    /// Ends `user`'s session, if any, at `time` with `reason`, and forgets everything about the user.
+    public mutating func remove(user: String, at time: Int64, reason: PresenceEvent.ExitReason) -> [PresenceEvent] {
+        pending = Heap(pending.unordered.filter { $0.observation.user != user })
+        guard let index = trackIndex[user] else { return [] }
+        let presence = tracks[index].presence
+        tracks[index] = UserTrack(user: user)
+        healthChanged = true
+        guard let presence else { return [] }
+        return [exitEvent(presence, at: max(time, presence.entered), reason: reason)]
+    }
+
+    /// Forgets a beacon: sessions there end with `removed`, its observations are dropped.
+    public mutating func removeBeacon(_ beacon: String, at time: Int64) -> [PresenceEvent] {
+        forget(at: time) { $0.beacon == beacon } presence: { $0.beacon == beacon } observation: { $0.beacon == beacon }
+    }
+
+    /// Forgets a device: a session it holds ends with `removed`, its observations are dropped.
+    public mutating func removeDevice(_ device: String, at time: Int64) -> [PresenceEvent] {
+        forget(at: time) { $0.device == device } presence: { $0.device == device } observation: { $0.device == device }
+    }
+
+    private mutating func forget(at time: Int64, link: (Link) -> Bool, presence: (Presence) -> Bool,
+                                 observation: (Observation) -> Bool) -> [PresenceEvent] {
+        var events: [PresenceEvent] = []
+        for index in tracks.indices {
+            var track = takeTrack(index)
+            track.links.removeAll(where: link)
+            if let current = track.presence, presence(current) {
+                events.append(exitEvent(current, at: max(time, current.entered), reason: .removed))
+                track.presence = nil
+                track.candidate = nil
+            }
+            tracks[index] = track
+        }
+        pending = Heap(pending.unordered.filter { !observation($0.observation) })
+        healthChanged = true
+        return events
+    }
+}
