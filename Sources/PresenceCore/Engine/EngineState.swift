@@ -22,17 +22,45 @@ public struct Presence: Sendable, Equatable {
     }
 }
 
-/// An observation waiting for the engine to reach its time; ties keep arrival order.
+/// An observation waiting for the engine to reach its time (kept small for the heap: the
+/// observation itself waits in a slot); ties keep arrival order.
 struct Pending: Comparable, Sendable {
-    var observation: Observation
+    var time: Int64
     var arrival: UInt64
+    var slot: Int32
 
     static func < (lhs: Pending, rhs: Pending) -> Bool {
-        (lhs.observation.time, lhs.arrival) < (rhs.observation.time, rhs.arrival)
+        (lhs.time, lhs.arrival) < (rhs.time, rhs.arrival)
     }
 
     static func == (lhs: Pending, rhs: Pending) -> Bool {
-        lhs.observation.time == rhs.observation.time && lhs.arrival == rhs.arrival
+        lhs.time == rhs.time && lhs.arrival == rhs.arrival
+    }
+}
+
+/// The observations waiting in `Pending` entries, in reusable slots.
+struct PendingObservations: Sendable {
+    private var slots: [Observation?] = []
+    private var free: [Int32] = []
+
+    mutating func store(_ observation: Observation) -> Int32 {
+        if let slot = free.popLast() {
+            slots[Int(slot)] = observation
+            return slot
+        }
+        slots.append(observation)
+        return Int32(slots.count - 1)
+    }
+
+    mutating func take(_ slot: Int32) -> Observation? {
+        let observation = slots[Int(slot)]
+        slots[Int(slot)] = nil
+        free.append(slot)
+        return observation
+    }
+
+    func peek(_ slot: Int32) -> Observation? {
+        slots[Int(slot)]
     }
 }
 
@@ -86,7 +114,8 @@ struct UserTrack: Sendable {
     var presence: Presence?
     var candidate: Candidate?
     var graceUntil: Int64?
-    /// When time alone could next change a decision; `advance` looks at the track only then.
+    /// When time alone could next change a decision; `advance` looks at the track only then (and
+    /// right after an observation, which sets it to the past).
     var deadline = Int64.min
 
     init(user: String) {

@@ -1,5 +1,6 @@
 extension PresenceEngine {
-    /// Applies one observation at its time: updates the reading, then decides for its user.
+    /// Applies one observation at its time: updates the reading and marks its user for a decision
+    /// at the end of the `advance` (a timeout that fell due before it is decided first).
     mutating func apply(_ observation: Observation, events: inout [PresenceEvent]) {
         statistics.observations += 1
         let index = trackIndex(for: observation.user)
@@ -33,8 +34,7 @@ extension PresenceEngine {
                 track.candidate?.sightings += 1
             }
         }
-        decide(&track, at: observation.time, events: &events)
-        track.deadline = deadline(of: track)
+        track.deadline = .min
         tracks[index] = track
     }
 

@@ -14,7 +14,7 @@ extension PresenceEngine {
 
     /// Ends `user`'s session, if any, at `time` with `reason`, and forgets everything about the user.
     public mutating func remove(user: String, at time: Int64, reason: PresenceEvent.ExitReason) -> [PresenceEvent] {
-        pending = Heap(pending.unordered.filter { $0.observation.user != user })
+        dropPending { $0.user == user }
         guard let index = trackIndex[user] else { return [] }
         let presence = tracks[index].presence
         tracks[index] = UserTrack(user: user)
@@ -33,6 +33,19 @@ extension PresenceEngine {
         forget(at: time) { $0.device == device } presence: { $0.device == device } observation: { $0.device == device }
     }
 
+    /// Drops the waiting observations that `condition` selects.
+    private mutating func dropPending(where condition: (Observation) -> Bool) {
+        var kept: [Pending] = []
+        for entry in pending.unordered {
+            if let observation = waiting.peek(entry.slot), condition(observation) {
+                _ = waiting.take(entry.slot)
+            } else {
+                kept.append(entry)
+            }
+        }
+        pending = Heap(kept)
+    }
+
     private mutating func forget(at time: Int64, link: (Link) -> Bool, presence: (Presence) -> Bool,
                                  observation: (Observation) -> Bool) -> [PresenceEvent] {
         var events: [PresenceEvent] = []
@@ -46,7 +59,7 @@ extension PresenceEngine {
             }
             tracks[index] = track
         }
-        pending = Heap(pending.unordered.filter { !observation($0.observation) })
+        dropPending(where: observation)
         healthChanged = true
         return events
     }

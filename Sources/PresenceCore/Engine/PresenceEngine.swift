@@ -11,6 +11,7 @@ public struct PresenceEngine: Sendable {
     public internal(set) var statistics = Statistics()
 
     var pending = Heap<Pending>()
+    var waiting = PendingObservations()
     var arrivals: UInt64 = 0
     /// Users being tracked, in the order they were first heard (so iteration is deterministic).
     var tracks: [UserTrack] = []
@@ -37,15 +38,15 @@ public struct PresenceEngine: Sendable {
     /// Takes an observation; it is applied when `advance` passes its time (at once if already passed).
     public mutating func ingest(_ observation: Observation) {
         arrivals += 1
-        pending.insert(Pending(observation: observation, arrival: arrivals))
+        pending.insert(Pending(time: observation.time, arrival: arrivals, slot: waiting.store(observation)))
     }
 
     /// Processes everything up to `time` and returns the resulting events in order.
     public mutating func advance(to time: Int64) -> [PresenceEvent] {
         var events: [PresenceEvent] = []
-        while let next = pending.min, next.observation.time <= max(time, now) {
+        while let next = pending.min, next.time <= max(time, now) {
             _ = pending.removeMin()
-            var observation = next.observation
+            guard var observation = waiting.take(next.slot) else { continue }
             if observation.time < now {
                 observation.time = now
                 statistics.late += 1
@@ -81,7 +82,7 @@ public struct PresenceEngine: Sendable {
     public var nextDecisionTime: Int64? {
         if healthChanged { return now }
         let deadline = tracks.lazy.map(\.deadline).min()
-        switch (pending.min?.observation.time, deadline) {
+        switch (pending.min?.time, deadline) {
         case (nil, nil): return nil
         case (let observation?, nil): return observation
         case (nil, let deadline?): return deadline

@@ -62,10 +62,11 @@ public struct PresencePipeline: Sendable {
         engine.nodeHeard(node, at: arrival, heartbeat: false)
         let correction = nodeClocks[node]?.correction(threshold: configuration.skewThreshold) ?? 0
         counters.droppedSightings += decoded.droppedSightings
+        let nodeMatcher = matcher.forNode(node)
         for sighting in decoded.batch.sightings {
             counters.sightings += 1
             let time = min(sighting.ts + correction, arrival)
-            switch matcher.match(sighting, node: node, time: time) {
+            switch nodeMatcher.match(sighting, time: time) {
             case .success(let observation):
                 counters.observations += 1
                 engine.ingest(observation)

@@ -16,17 +16,17 @@ public struct ObservationMatcher: Sendable {
     /// The tx power at 1 m assumed when neither the registry nor the frame states one.
     public static let defaultTx = -59.0
 
-    private struct Anchor: Sendable {
+    fileprivate struct Anchor: Sendable {
         var beacon: Registry.Beacon
         var rssiOffset: Double
     }
 
-    private struct Carrier: Sendable {
+    fileprivate struct Carrier: Sendable {
         var device: Registry.Device
         var rssiOffset: Double
     }
 
-    private let devices: [String: Registry.Device]
+    fileprivate let devices: [String: Registry.Device]
     private let anchors: [String: Anchor]
     private let carriers: [String: Carrier]
     private let beaconsByIdentity: [String: Registry.Beacon]
@@ -67,23 +67,44 @@ public struct ObservationMatcher: Sendable {
 
     /// The observation a sighting from `node` makes, at `time` (its corrected timestamp).
     public func match(_ sighting: Sighting, node: String, time: Int64) -> Result<Observation, Drop> {
-        if let anchor = anchors[node], let device = devices[sighting.id] {
-            if isIncognito(device.user, at: time) { return .failure(.incognito) }
-            let tx = device.tx.map(Double.init) ?? sighting.tx.map(Double.init)
-            return .success(Observation(
-                time: time, user: device.user, device: device.identity, beacon: anchor.beacon.key, venue: anchor.beacon.venue,
-                node: node, rssi: Double(sighting.rssi) + anchor.rssiOffset, tx: tx ?? Self.defaultTx, txKnown: tx != nil,
-                radius: anchor.beacon.radius))
+        forNode(node).match(sighting, time: time)
+    }
+
+    /// A matcher for the sightings of one node (one batch): the node is looked up once.
+    public func forNode(_ node: String) -> NodeMatcher {
+        NodeMatcher(matcher: self, node: node, anchor: anchors[node], carrier: carriers[node])
+    }
+
+    /// Matches the sightings of one node.
+    public struct NodeMatcher: Sendable {
+        fileprivate let matcher: ObservationMatcher
+        public let node: String
+        fileprivate let anchor: Anchor?
+        fileprivate let carrier: Carrier?
+
+        /// Whether any sighting of this node could match.
+        public var isKnown: Bool { anchor != nil || carrier != nil }
+
+        /// The observation a sighting of this node makes, at `time` (its corrected timestamp).
+        public func match(_ sighting: Sighting, time: Int64) -> Result<Observation, Drop> {
+            if let anchor, let device = matcher.devices[sighting.id] {
+                if matcher.isIncognito(device.user, at: time) { return .failure(.incognito) }
+                let tx = device.tx.map(Double.init) ?? sighting.tx.map(Double.init)
+                return .success(Observation(
+                    time: time, user: device.user, device: device.identity, beacon: anchor.beacon.key, venue: anchor.beacon.venue,
+                    node: node, rssi: Double(sighting.rssi) + anchor.rssiOffset, tx: tx ?? ObservationMatcher.defaultTx, txKnown: tx != nil,
+                    radius: anchor.beacon.radius))
+            }
+            if let carrier, let beacon = matcher.beacon(heard: sighting.id) {
+                if matcher.isIncognito(carrier.device.user, at: time) { return .failure(.incognito) }
+                let tx = beacon.tx.map(Double.init) ?? sighting.tx.map(Double.init)
+                return .success(Observation(
+                    time: time, user: carrier.device.user, device: carrier.device.identity, beacon: beacon.key, venue: beacon.venue,
+                    node: node, rssi: Double(sighting.rssi) + carrier.rssiOffset, tx: tx ?? ObservationMatcher.defaultTx, txKnown: tx != nil,
+                    radius: beacon.radius))
+            }
+            return .failure(isKnown ? .unregistered : .unknownNode)
         }
-        if let carrier = carriers[node], let beacon = beacon(heard: sighting.id) {
-            if isIncognito(carrier.device.user, at: time) { return .failure(.incognito) }
-            let tx = beacon.tx.map(Double.init) ?? sighting.tx.map(Double.init)
-            return .success(Observation(
-                time: time, user: carrier.device.user, device: carrier.device.identity, beacon: beacon.key, venue: beacon.venue,
-                node: node, rssi: Double(sighting.rssi) + carrier.rssiOffset, tx: tx ?? Self.defaultTx, txKnown: tx != nil,
-                radius: beacon.radius))
-        }
-        return .failure(knows(node: node) ? .unregistered : .unknownNode)
     }
 
     /// The beacon whose identity or region matches `identity` most specifically.
@@ -96,7 +117,8 @@ public struct ObservationMatcher: Sendable {
         return nil
     }
 
-    private func isIncognito(_ user: String, at time: Int64) -> Bool {
-        incognitoUntil[user].map { time < $0 } ?? false
+    fileprivate func isIncognito(_ user: String, at time: Int64) -> Bool {
+        guard !incognitoUntil.isEmpty else { return false }
+        return incognitoUntil[user].map { time < $0 } ?? false
     }
 }
