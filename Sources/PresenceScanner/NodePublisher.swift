@@ -19,7 +19,9 @@ public final class NodePublisher: Sendable {
     private let onlineStatus: ServiceStatus
 
     struct SpoolState {
-        var queue = Deque<SightingBatch>()
+        /// Batches waiting for the broker, as published (a restart re-sends spooled ones as they were).
+        var queue = Deque<[UInt8]>()
+        var file: SpoolFile?
         var dropped = 0
         var published = 0
         var finished = false
@@ -32,6 +34,8 @@ public final class NodePublisher: Sendable {
         public var spooled: Int
     }
 
+    /// A publisher for `node`; with a spool directory, batches a previous run left unacknowledged
+    /// are sent first.
     public init(node: String, configuration: ScannerConfiguration, adapter: String, started: Int64, logger: Logger) throws {
         self.node = node
         topics = configuration.topics
@@ -47,6 +51,17 @@ public final class NodePublisher: Sendable {
         mqtt.birth = MQTTMessage(topic: topics.nodeStatus(node: node), payload: onlineStatus.encoded(), qos: 1, retain: true)
         client = try MQTTClient(configuration: mqtt, logger: logger)
         (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        if let directory = configuration.spoolDirectory {
+            let file = try SpoolFile(directory: directory, node: node)
+            let left = file.pending()
+            if !left.isEmpty {
+                logger.notice("sending batches a previous run left unacknowledged", metadata: ["batches": "\(left.count)"])
+            }
+            state.withLock { state in
+                state.file = file
+                state.queue.append(contentsOf: left)
+            }
+        }
     }
 
     public func start() throws {
@@ -55,10 +70,13 @@ public final class NodePublisher: Sendable {
 
     /// Queues a batch for publishing.
     public func submit(_ batch: SightingBatch) {
+        let payload = batch.encoded()
         let dropped = state.withLock { state -> Bool in
-            state.queue.append(batch)
+            state.queue.append(payload)
+            state.file?.append(payload)
             guard state.queue.count > capacity else { return false }
             state.queue.removeFirst()
+            state.file?.markDone(1)
             state.dropped += 1
             return true
         }
@@ -76,20 +94,26 @@ public final class NodePublisher: Sendable {
     public func run() async {
         var iterator = wakeups.makeAsyncIterator()
         while true {
-            let next = state.withLock { state -> (SightingBatch?, Bool) in (state.queue.first, state.finished) }
-            guard let batch = next.0 else {
-                if next.1 { return }
+            let next = state.withLock { state -> (payload: [UInt8]?, generation: Int, finished: Bool) in
+                (state.queue.first, state.dropped, state.finished)
+            }
+            guard let payload = next.payload else {
+                if next.finished { return }
                 guard await iterator.next() != nil else { return }
                 continue
             }
             do {
-                try await client.publish(MQTTMessage(topic: topics.sightings(node: node), payload: batch.encoded(), qos: 1))
+                try await client.publish(MQTTMessage(topic: topics.sightings(node: node), payload: payload, qos: 1))
                 state.withLock { state in
-                    if state.queue.first?.seq == batch.seq { state.queue.removeFirst() }
+                    // Unless the spool overflowed meanwhile (and dropped this very batch), it is first.
+                    if state.dropped == next.generation, !state.queue.isEmpty {
+                        state.queue.removeFirst()
+                        state.file?.markDone(1)
+                    }
                     state.published += 1
                 }
             } catch {
-                logger.warning("could not publish a batch", metadata: ["seq": "\(batch.seq)", "error": "\(error)"])
+                logger.warning("could not publish a batch; it stays spooled", metadata: ["error": "\(error)"])
                 return
             }
         }
@@ -120,5 +144,12 @@ public final class NodePublisher: Sendable {
     public func stop() async {
         let offline = ServiceStatus(state: .offline, details: [("node", node)])
         await client.stop(publishing: MQTTMessage(topic: topics.nodeStatus(node: node), payload: offline.encoded(), qos: 1, retain: true))
+        let left = state.withLock { state -> Int in
+            state.file?.close()
+            return state.queue.count
+        }
+        if left > 0 {
+            logger.warning("stopping with batches the broker did not acknowledge", metadata: ["batches": "\(left)", "kept_on_disk": "\(state.withLock { $0.file != nil })"])
+        }
     }
 }

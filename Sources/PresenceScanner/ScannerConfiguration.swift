@@ -11,6 +11,8 @@ public struct ScannerConfiguration: Sendable {
     public var batchSize = 1_000
     /// Batches kept while the broker does not acknowledge them; beyond, the oldest are dropped and counted.
     public var spoolCapacity = 10_000
+    /// Where batches wait on disk too, so a restart does not lose them (`--spool-dir`); nil: memory only.
+    public var spoolDirectory: String?
     /// How often each node publishes its stats (also its heartbeat), ms (`--stats-interval`).
     public var statsInterval: Int64 = 5_000
     /// What the node reports as its software version.

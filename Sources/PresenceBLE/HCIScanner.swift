@@ -1,0 +1,98 @@
+import Logging
+import PresenceCore
+import Synchronization
+
+import class Foundation.Thread
+
+/// Scans one adapter and delivers its HCI event packets (advertising reports among them) as an
+/// `AsyncStream`, read on a thread of its own so that blocking reads never touch Swift's
+/// cooperative pool. When the adapter goes away or resets, it reopens it and scans again, with
+/// back-off. On stop it turns off the scan it started.
+public final class HCIScanner: Sendable {
+    public let configuration: HCIScanConfiguration
+    /// Event packets as they are read; finishes after `stop`.
+    public let packets: AsyncStream<HCIPacket>
+    private let continuation: AsyncStream<HCIPacket>.Continuation
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    private struct State {
+        var stopping = false
+    }
+
+    /// Opens the adapter and starts scanning; errors (no adapter, no kernel support, missing
+    /// capabilities, a refused command) are thrown here, before any thread starts.
+    public init(configuration: HCIScanConfiguration, logger: Logger) throws(BLEError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.logger = logger
+        (packets, continuation) = AsyncStream.makeStream(of: HCIPacket.self, bufferingPolicy: .bufferingNewest(50_000))
+        let device = try Self.open(configuration)
+        let commands = try Self.start(device, configuration)
+        logger.notice("scanning", metadata: ["adapter": "\(configuration.adapter)", "mode": "\(configuration.mode.rawValue)",
+                                             "commands": "\(commands.map { "\($0)" } ?? "none")", "active": "\(configuration.active)"])
+        let thread = Thread { [self] in self.read(device, commands) }
+        thread.name = "hci-\(configuration.adapter)"
+        thread.start()
+    }
+
+    private static func open(_ configuration: HCIScanConfiguration) throws(BLEError) -> HCIDevice {
+        switch configuration.mode {
+        case .scan: try HCIDevice.openRaw(configuration.adapter)
+        case .monitor: try HCIDevice.openMonitor(configuration.adapter)
+        }
+    }
+
+    private static func start(_ device: HCIDevice, _ configuration: HCIScanConfiguration) throws(BLEError) -> HCIDevice.ScanCommands? {
+        guard configuration.mode == .scan else { return nil }
+        do {
+            return try device.startScan(configuration)
+        } catch {
+            device.close()
+            throw error
+        }
+    }
+
+    /// Stops reading; the reader thread then turns the scan off and finishes `packets`. Idempotent.
+    public func stop() {
+        state.withLock { $0.stopping = true }
+    }
+
+    private var stopping: Bool { state.withLock { $0.stopping } }
+
+    private func read(_ first: HCIDevice, _ firstCommands: HCIDevice.ScanCommands?) {
+        var device: HCIDevice? = first
+        var commands = firstCommands
+        var delay = 1.0
+        while !stopping {
+            guard let current = device else {
+                Thread.sleep(forTimeInterval: delay)
+                do {
+                    let reopened = try Self.open(configuration)
+                    commands = try Self.start(reopened, configuration)
+                    device = reopened
+                    delay = 1
+                    logger.notice("adapter back; scanning again", metadata: ["adapter": "\(configuration.adapter)"])
+                } catch {
+                    logger.warning("adapter still unavailable", metadata: ["adapter": "\(configuration.adapter)", "error": "\(error)", "retry_in_s": "\(delay)"])
+                    delay = min(delay * 2, 30)
+                }
+                continue
+            }
+            do {
+                if let bytes = try current.readEvent(timeout: 500) {
+                    continuation.yield(HCIPacket(bytes: bytes, time: WallClock.milliseconds()))
+                }
+            } catch {
+                logger.error("adapter lost; reopening", metadata: ["adapter": "\(configuration.adapter)", "error": "\(error)"])
+                current.close()
+                device = nil
+            }
+        }
+        if let device {
+            if let commands { device.stopScan(commands) }
+            device.close()
+        }
+        continuation.finish()
+    }
+}
