@@ -17,7 +17,7 @@ enum SimulatedVenues {
     static func scenarios(quick: Bool) -> [BenchScenario] {
         let size = Size(quick: quick)
         let still: Int64 = quick ? 15 * 60_000 : 3_600_000
-        let hours = "\(size.people) people, \(Double(size.duration) / 3_600_000) h"
+        let hours = "\(size.people) people for \(DurationText.format(size.duration))"
         return [
             scenario("sim expo σ4", "expo: 20 booths 7 m apart (5×4 grid), a node at each, shadowing σ 4 dB (5 s), fading σ 2 dB, 30 % loss, \(hours), dwells 20–120 s",
                      expo(shadowing: 4, size: size), duration: size.duration),
@@ -25,7 +25,7 @@ enum SimulatedVenues {
             scenario("sim expo σ6", "the same expo and itineraries, shadowing σ 6 dB", expo(shadowing: 6, size: size), duration: size.duration),
             scenario("sim office", "office: 8 rooms 5×6 m on both sides of a corridor, 6 dB walls with 1 m doors, a node per room, \(hours), dwells 30–300 s, 1.5 m from the room's centre",
                      office(size: size), duration: size.duration),
-            scenario("sim still iid", "one person still for \(still / 60_000) min 1 m from beacon a, 10 dB nearer than b; fading σ 4 dB per packet, no shadowing, no gain error",
+            scenario("sim still iid", "one person still for \(DurationText.format(still)) 1 m from beacon a, 10 dB nearer than b; fading σ 4 dB per packet, no shadowing, no gain error",
                      stillPair(fading: 4, shadowing: 0), duration: still),
             scenario("sim still shadow", "the same, with the 4 dB as slow shadowing (σ 4 dB, 5 s) instead of per-packet fading",
                      stillPair(fading: 0, shadowing: 4), duration: still),
