@@ -1,0 +1,55 @@
+import PresenceCore
+
+/// The engine figures `--set key=value` can change, named as the aggregator's flags are; a
+/// duration is written as the flags take it (`15s`, `500ms`, `2m`, or bare seconds).
+enum EngineSettings {
+    static let keys = [
+        "absence-timeout", "stale-after", "switch-margin", "switch-dwell", "enter-dwell", "enter-sightings",
+        "path-loss-exponent", "smoothing", "outlier-clamp", "lateness", "tick",
+    ]
+
+    /// The default pipeline configuration with `overrides` applied, checked by the engine's own rules.
+    static func configuration(_ overrides: [(key: String, value: String)]) throws(ValueError) -> PresencePipeline.Configuration {
+        var configuration = PresencePipeline.Configuration()
+        for (key, value) in overrides {
+            let what = "--set \(key)"
+            switch key {
+            case "absence-timeout": configuration.engine.absenceTimeout = try DurationText.milliseconds(value, what: what)
+            case "stale-after": configuration.engine.staleAfter = try DurationText.milliseconds(value, what: what)
+            case "switch-margin": configuration.engine.switchMargin = try number(value, what: what)
+            case "switch-dwell": configuration.engine.switchDwell = try DurationText.milliseconds(value, what: what)
+            case "enter-dwell": configuration.engine.enterDwell = try DurationText.milliseconds(value, what: what)
+            case "enter-sightings":
+                guard let count = Int(value) else { throw ValueError("\(what) '\(value)' is not valid: expected a whole number") }
+                configuration.engine.enterSightings = count
+            case "path-loss-exponent": configuration.engine.pathLossExponent = try number(value, what: what)
+            case "smoothing": configuration.engine.smoothing = try DurationText.milliseconds(value, what: what)
+            case "outlier-clamp": configuration.engine.outlierClamp = try number(value, what: what)
+            case "lateness": configuration.lateness = try DurationText.milliseconds(value, what: what)
+            case "tick":
+                configuration.tickInterval = try DurationText.milliseconds(value, what: what)
+                guard configuration.tickInterval > 0 else { throw ValueError("\(what) '\(value)' is not valid: expected more than 0") }
+            default:
+                throw ValueError("--set key '\(key)' is not known: expected one of \(keys.joined(separator: ", "))")
+            }
+        }
+        try configuration.engine.validate()
+        guard configuration.lateness >= 0 else { throw ValueError("--set lateness '\(configuration.lateness)ms' is not valid: expected 0 or more") }
+        return configuration
+    }
+
+    /// The figures as one line for the report, so that every table says what it measured.
+    static func describe(_ configuration: PresencePipeline.Configuration) -> String {
+        let engine = configuration.engine
+        let f = DurationText.format
+        return "absence-timeout \(f(engine.absenceTimeout)), stale-after \(f(engine.staleAfter)), switch-margin \(engine.switchMargin) dB, "
+            + "switch-dwell \(f(engine.switchDwell)), enter-dwell \(f(engine.enterDwell)), enter-sightings \(engine.enterSightings), "
+            + "path-loss-exponent \(engine.pathLossExponent), smoothing \(f(engine.smoothing)), outlier-clamp \(engine.outlierClamp) dB, "
+            + "lateness \(f(configuration.lateness)), tick \(f(configuration.tickInterval))"
+    }
+
+    private static func number(_ text: String, what: String) throws(ValueError) -> Double {
+        guard let value = Double(text), value.isFinite else { throw ValueError("\(what) '\(text)' is not valid: expected a number") }
+        return value
+    }
+}

@@ -1,0 +1,46 @@
+import PresenceCore
+
+/// A way of deciding, from one run's observations in time order, where each user is.
+protocol PresenceMethod: Sendable {
+    var name: String { get }
+    func run(_ run: BenchRun) -> MethodOutput
+}
+
+/// What a method decided for each user over one run, as two timelines of the same changes.
+struct MethodOutput: Sendable {
+    /// Sessions as the method reports them: the engine's event `at` times, so a timeout exit is
+    /// dated back to the last sighting. For baselines, the moment they decide.
+    var published: [String: StepTimeline<String?>] = [:]
+    /// The same changes at the moment a subscriber learns of them: the engine emits at its tick,
+    /// one watermark (lateness) after `at`, and a timeout exit only when the timeout runs out.
+    var live: [String: StepTimeline<String?>] = [:]
+    /// The method ran up to here: a stay still open then never ended.
+    var horizon: Int64
+
+    init(horizon: Int64) {
+        self.horizon = horizon
+    }
+
+    /// `user` is at `beacon` (nil: nowhere), effective at `published`, known at `live`.
+    mutating func record(user: String, beacon: String?, published publishedTime: Int64, live liveTime: Int64) {
+        published[user, default: StepTimeline(initial: nil)].set(beacon, at: publishedTime)
+        live[user, default: StepTimeline(initial: nil)].set(beacon, at: liveTime)
+    }
+}
+
+/// The ground truth replayed as if it were a method: scored against itself it must give 100 %,
+/// zero latency and nothing missed or spurious. It is the report's sanity row.
+struct TruthReplay: PresenceMethod {
+    let name = "truth (self-check)"
+
+    func run(_ run: BenchRun) -> MethodOutput {
+        var output = MethodOutput(horizon: run.end + BenchRun.flush)
+        for (user, truth) in run.truth {
+            var timeline = StepTimeline<String?>(initial: truth.initial.beacon)
+            for change in truth.changes { timeline.set(change.value.beacon, at: change.time) }
+            output.published[user] = timeline
+            output.live[user] = timeline
+        }
+        return output
+    }
+}

@@ -1,0 +1,101 @@
+/// Scores one user's decisions in one run against the truth, over the run's span `start ..< end`.
+/// Time shares use the published timeline (sessions as stored); transitions, flaps, latencies,
+/// missed and spurious enters use the live one (when a subscriber learns of each change).
+enum Scorer {
+    /// An enter at most this long before a true stay starts counts as that stay's enter (with a
+    /// negative latency): someone walking up to a booth may be placed there a little early.
+    static let earlyEnter: Int64 = 5_000
+    /// A return to a beacon within this long after leaving it for another one is a flap.
+    static let flapWindow: Int64 = 30_000
+
+    static func score(truth: StepTimeline<TruthState>, output: MethodOutput, user: String, start: Int64, end: Int64) -> Tally {
+        let nowhere = StepTimeline<String?>(initial: nil)
+        let published = output.published[user] ?? nowhere
+        let live = output.live[user] ?? nowhere
+        let truthSegments = truth.segments(from: start, to: end)
+        var tally = Tally()
+        tally.deviceTime = end - start
+        shares(truthSegments, published.segments(from: start, to: end), into: &tally)
+        tally.trueTransitions = truth.changes.count { $0.time >= start && $0.time < end && $0.value.beacon != nil }
+        let enters = live.changes.filter { $0.time >= start && $0.time < end && $0.value != nil }
+        tally.transitions = enters.count
+        tally.flaps = flaps(live.segments(from: start, to: end))
+        let matched = stays(truthSegments, truth: truth, live: live.segments(from: start - earlyEnter, to: output.horizon),
+                            horizon: output.horizon, end: end, into: &tally)
+        let spurious = enters.filter { !matched.contains($0.time) }
+        tally.spurious = spurious.count
+        tally.spuriousWhileAbsent = spurious.count { truth.value(at: $0.time) == .nowhere }
+        return tally
+    }
+
+    /// Accuracy and false presence: the truth's and the method's stretches walked side by side.
+    private static func shares(_ truth: [StepTimeline<TruthState>.Segment], _ method: [StepTimeline<String?>.Segment], into tally: inout Tally) {
+        var i = 0
+        var j = 0
+        while i < truth.count, j < method.count {
+            let overlap = min(truth[i].end, method[j].end) - max(truth[i].start, method[j].start)
+            if overlap > 0 {
+                switch truth[i].value {
+                case .at(let beacon):
+                    tally.presentTime += overlap
+                    if method[j].value == beacon { tally.rightTime += overlap }
+                case .nowhere:
+                    tally.absentTime += overlap
+                    if method[j].value != nil { tally.falseTime += overlap }
+                case .unknown:
+                    break
+                }
+            }
+            if truth[i].end <= method[j].end { i += 1 } else { j += 1 }
+        }
+    }
+
+    /// A→B→A returns within `flapWindow`; a stay interrupted by nowhere (A→nowhere→A) is one stay.
+    private static func flaps(_ segments: [StepTimeline<String?>.Segment]) -> Int {
+        var stays: [StepTimeline<String?>.Segment] = []
+        for segment in segments where segment.value != nil {
+            if let last = stays.last, last.value == segment.value {
+                stays[stays.count - 1].end = segment.end
+            } else {
+                stays.append(segment)
+            }
+        }
+        guard stays.count >= 3 else { return 0 }
+        return (2 ..< stays.count).count { index in
+            stays[index].value == stays[index - 2].value && stays[index].start - stays[index - 2].end <= flapWindow
+        }
+    }
+
+    /// Enter and exit latencies of every true stay; returns the times of the live enters that
+    /// were a stay's first enter (every other enter is spurious).
+    private static func stays(_ truthSegments: [StepTimeline<TruthState>.Segment], truth: StepTimeline<TruthState>,
+                              live: [StepTimeline<String?>.Segment], horizon: Int64, end: Int64, into tally: inout Tally) -> Set<Int64> {
+        var matched: Set<Int64> = []
+        for (index, stay) in truthSegments.enumerated() {
+            guard let beacon = stay.value.beacon else { continue }
+            tally.dwells += 1
+            let windowStart = stay.start - earlyEnter
+            guard let first = live.firstIndex(where: { $0.value == beacon && $0.end > windowStart && $0.start < stay.end }) else {
+                tally.missedEnters += 1
+                continue
+            }
+            let entered = live[first].start
+            if entered <= windowStart {
+                tally.enterLatencies.append(0)
+            } else {
+                tally.enterLatencies.append(entered - stay.start)
+                matched.insert(entered)
+            }
+            guard stay.end < end, truth.value(at: stay.end) != .unknown else { continue }
+            tally.exits += 1
+            let nextStay = truthSegments[(index + 1)...].first { $0.value == stay.value }?.start ?? .max
+            let last = live[first...].last { $0.value == beacon && $0.start < stay.end } ?? live[first]
+            if last.end >= min(horizon, nextStay) {
+                tally.missedExits += 1
+            } else {
+                tally.exitLatencies.append(last.end - stay.end)
+            }
+        }
+        return matched
+    }
+}
