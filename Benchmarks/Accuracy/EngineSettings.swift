@@ -5,7 +5,7 @@ import PresenceCore
 enum EngineSettings {
     static let keys = [
         "absence-timeout", "stale-after", "switch-margin", "switch-dwell", "enter-dwell", "enter-sightings",
-        "path-loss-exponent", "smoothing", "outlier-clamp", "lateness", "tick",
+        "path-loss-exponent", "smoothing", "smoothing-time", "process-noise", "measurement-noise", "outlier-clamp", "lateness", "tick", "choose",
     ]
 
     /// The default pipeline configuration with `overrides` applied, checked by the engine's own rules.
@@ -23,8 +23,20 @@ enum EngineSettings {
                 guard let count = Int(value) else { throw ValueError("\(what) '\(value)' is not valid: expected a whole number") }
                 configuration.engine.enterSightings = count
             case "path-loss-exponent": configuration.engine.pathLossExponent = try number(value, what: what)
-            case "smoothing": configuration.engine.smoothing = try DurationText.milliseconds(value, what: what)
-            case "outlier-clamp": configuration.engine.outlierClamp = try number(value, what: what)
+            case "smoothing":
+                guard let method = SmoothingMethod(rawValue: value) else {
+                    throw ValueError("\(what) '\(value)' is not valid: expected \(SmoothingMethod.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                configuration.engine.smoothing.method = method
+            case "smoothing-time": configuration.engine.smoothing.timeConstant = try DurationText.milliseconds(value, what: what)
+            case "process-noise": configuration.engine.smoothing.processNoise = try number(value, what: what)
+            case "measurement-noise": configuration.engine.smoothing.measurementNoise = try number(value, what: what)
+            case "outlier-clamp": configuration.engine.smoothing.clamp = try number(value, what: what)
+            case "choose":
+                guard let choice = EngineConfiguration.Choice(rawValue: value) else {
+                    throw ValueError("\(what) '\(value)' is not valid: expected signal or position")
+                }
+                configuration.engine.choice = choice
             case "lateness": configuration.lateness = try DurationText.milliseconds(value, what: what)
             case "tick":
                 configuration.tickInterval = try DurationText.milliseconds(value, what: what)
@@ -42,9 +54,10 @@ enum EngineSettings {
     static func describe(_ configuration: PresencePipeline.Configuration) -> String {
         let engine = configuration.engine
         let f = DurationText.format
-        return "absence-timeout \(f(engine.absenceTimeout)), stale-after \(f(engine.staleAfter)), switch-margin \(engine.switchMargin) dB, "
+        return "choose \(engine.choice.rawValue), absence-timeout \(f(engine.absenceTimeout)), stale-after \(f(engine.staleAfter)), switch-margin \(engine.switchMargin) dB, "
             + "switch-dwell \(f(engine.switchDwell)), enter-dwell \(f(engine.enterDwell)), enter-sightings \(engine.enterSightings), "
-            + "path-loss-exponent \(engine.pathLossExponent), smoothing \(f(engine.smoothing)), outlier-clamp \(engine.outlierClamp) dB, "
+            + "path-loss-exponent \(engine.pathLossExponent), smoothing \(engine.smoothing.method.rawValue) (time \(f(engine.smoothing.timeConstant)), "
+            + "q \(engine.smoothing.processNoise) dB²/s, r \(engine.smoothing.measurementNoise) dB², clamp \(engine.smoothing.clamp) dB), "
             + "lateness \(f(configuration.lateness)), tick \(f(configuration.tickInterval))"
     }
 

@@ -25,6 +25,9 @@ public struct EngineOptions: ParsableArguments {
     @Option(help: "Exponent n of the log-distance model d = 10^((tx - rssi) / (10 n)).")
     public var pathLossExponent = 2.0
 
+    @Option(help: "What decides the nearest beacon: signal (path loss) or position (the beacon nearest the estimated position; needs coordinates).")
+    public var choose = "signal"
+
     @Option(help: "How RSSI is smoothed per (device, node): kalman, exponential or median.")
     public var smoothing = "kalman"
 
@@ -47,6 +50,10 @@ public struct EngineOptions: ParsableArguments {
         engine.enterDwell = try DurationText.milliseconds(enterDwell, what: "--enter-dwell")
         engine.enterSightings = enterSightings
         engine.pathLossExponent = pathLossExponent
+        guard let choice = EngineConfiguration.Choice(rawValue: choose) else {
+            throw ValueError("--choose '\(choose)' is not valid: expected signal or position")
+        }
+        engine.choice = choice
         guard let method = SmoothingMethod(rawValue: smoothing) else {
             throw ValueError("--smoothing '\(smoothing)' is not valid: expected \(SmoothingMethod.allCases.map(\.rawValue).joined(separator: ", "))")
         }

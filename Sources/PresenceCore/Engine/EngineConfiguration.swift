@@ -23,6 +23,16 @@ public struct EngineConfiguration: Sendable, Equatable {
     public var enterSightings: Int = 2
     /// The exponent n of the log-distance model d = 10^((tx - rssi) / (10 n)) (`--path-loss-exponent`).
     public var pathLossExponent: Double = 2.0
+    /// What decides the nearest beacon (`--choose`).
+    public enum Choice: String, Sendable, Equatable, CaseIterable {
+        /// The smallest smoothed path loss (tx − RSSI) of any reading of the beacon.
+        case signal
+        /// The beacon nearest to the position estimated from every reading (when nodes and
+        /// beacons have coordinates; otherwise as `signal`).
+        case position
+    }
+
+    public var choice = Choice.signal
     /// How each (device, node) RSSI stream is smoothed (`--smoothing`, `--smoothing-time`).
     public var smoothing = SmoothingSettings()
     /// How long the last evidence of a node suspected down stands (`--node-down-hold`): its

@@ -85,6 +85,8 @@ struct Link: Sendable {
     var txKnown: Bool
     var radius: Double?
     var venue: String?
+    var anchor: Coordinates?
+    var place: Coordinates?
 
     var key: LinkKey { LinkKey(device: device, node: node, beacon: beacon) }
 
@@ -114,6 +116,8 @@ struct UserTrack: Sendable {
     var presence: Presence?
     var candidate: Candidate?
     var graceUntil: Int64?
+    /// When the last session ended by timeout: a later enter is not dated before it.
+    var lastExit: Int64?
     /// When time alone could next change a decision; `advance` looks at the track only then (and
     /// right after an observation, which sets it to the past).
     var deadline = Int64.min

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension PresenceEngine {
     /// Applies one observation at its time: updates the reading and marks its user for a decision
     /// at the end of the `advance` (a timeout that fell due before it is decided first).
@@ -17,11 +25,14 @@ extension PresenceEngine {
             track.links[existing].txKnown = observation.txKnown
             track.links[existing].radius = observation.radius
             track.links[existing].venue = observation.venue
+            track.links[existing].anchor = observation.anchor
+            track.links[existing].place = observation.place
         } else {
             track.links.append(Link(
                 device: observation.device, node: observation.node, beacon: observation.beacon,
                 smoother: RSSISmoother(rssi: observation.rssi, at: observation.time, settings: settings),
-                tx: observation.tx, txKnown: observation.txKnown, radius: observation.radius, venue: observation.venue))
+                tx: observation.tx, txKnown: observation.txKnown, radius: observation.radius, venue: observation.venue,
+                anchor: observation.anchor, place: observation.place))
             linkIndex = track.links.count - 1
         }
         if qualifies(track.links[linkIndex]) {
@@ -63,13 +74,14 @@ extension PresenceEngine {
         var current: Score?
         var elsewhere: Score?
         let here = track.presence?.beacon
+        let position = configuration.choice == .position ? estimatedPosition(track, at: time) : nil
         track.links.withUnsafeBufferPointer { links in
             for index in links.indices where qualifies(links[index]) {
                 let atHere = links[index].beacon == here
                 guard isFresh(links[index], at: time) || (atHere && isSuspect(links[index].node, since: links[index].smoother.lastTime, at: time)) else {
                     continue
                 }
-                let pathLoss = links[index].pathLoss
+                let pathLoss = position.map { score(of: links[index], from: $0) } ?? links[index].pathLoss
                 if nearer(pathLoss, index, than: overall, in: links) { overall = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index) }
                 if atHere {
                     if nearer(pathLoss, index, than: current, in: links) { current = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index) }
@@ -79,6 +91,26 @@ extension PresenceEngine {
             }
         }
         return (overall, current, elsewhere)
+    }
+
+    /// Where the user is, from the fresh readings whose fixed end has coordinates, when every
+    /// fresh reading's beacon has coordinates too (else the choice falls back to the signal).
+    func estimatedPosition(_ track: UserTrack, at time: Int64) -> Position? {
+        var anchors: [PositionEstimator.Anchor] = []
+        for link in track.links where isFresh(link, at: time) {
+            guard let anchor = link.anchor, link.place != nil else { return nil }
+            anchors.append(.init(x: anchor.x, y: anchor.y, floor: anchor.floor, distance: configuration.distance(pathLoss: link.pathLoss)))
+        }
+        return PositionEstimator.estimate(anchors)
+    }
+
+    /// A beacon's nearness to the estimated position, in the same units as path loss (dB on the
+    /// log-distance model), so that the switch margin means the same: 4 dB at n = 2 is a beacon
+    /// 1.6 times nearer.
+    func score(of link: Link, from position: Position) -> Double {
+        guard let place = link.place else { return link.pathLoss }
+        let distance = max(0.5, ((position.x - place.x) * (position.x - place.x) + (position.y - place.y) * (position.y - place.y)).squareRoot())
+        return 10 * configuration.pathLossExponent * log10(distance)
     }
 
     private func nearer(_ pathLoss: Double, _ index: Int, than other: Score?, in links: UnsafeBufferPointer<Link>) -> Bool {
@@ -104,8 +136,11 @@ extension PresenceEngine {
                 return
             }
             guard time - candidate.since >= configuration.switchDwell else { return }
-            events.append(exitEvent(presence, at: time, reason: .moved))
-            enter(&track, challenger, at: time, events: &events)
+            // The move is dated to when the other beacon became clearly nearer, not to when the
+            // dwell made it certain (as a timeout exit is dated to the last sighting).
+            let at = max(candidate.since, presence.entered)
+            events.append(exitEvent(presence, at: at, reason: .moved))
+            enter(&track, challenger, at: at, events: &events)
         } else {
             guard let nearest = scores.overall else {
                 track.candidate = nil
@@ -119,7 +154,8 @@ extension PresenceEngine {
                 return
             }
             guard time - candidate.since >= configuration.enterDwell, candidate.sightings >= configuration.enterSightings else { return }
-            enter(&track, nearest, at: time, events: &events)
+            // Dated to when the beacon became the nearest, as the move is.
+            enter(&track, nearest, at: max(candidate.since, track.lastExit ?? .min), events: &events)
         }
     }
 
@@ -140,6 +176,7 @@ extension PresenceEngine {
     func expireIfDue(_ track: inout UserTrack, at time: Int64, events: inout [PresenceEvent]) {
         guard let presence = track.presence, time >= timeoutDeadline(presence, track) else { return }
         events.append(exitEvent(presence, at: presence.lastSeen, reason: .timeout))
+        track.lastExit = presence.lastSeen
         track.presence = nil
         track.candidate = nil
         track.graceUntil = nil

@@ -18,9 +18,14 @@ public struct Observation: Sendable, Equatable {
     public var txKnown: Bool
     /// The beacon's radius, m, if it has one.
     public var radius: Double?
+    /// Where the fixed end of the radio link is (the node hearing a tag, or the beacon a carried
+    /// scanner hears), when known: what a position estimate is made from.
+    public var anchor: Coordinates?
+    /// Where the beacon (the place) is, when known.
+    public var place: Coordinates?
 
     public init(time: Int64, user: String, device: String, beacon: String, venue: String?, node: String,
-                rssi: Double, tx: Double, txKnown: Bool = true, radius: Double? = nil) {
+                rssi: Double, tx: Double, txKnown: Bool = true, radius: Double? = nil, anchor: Coordinates? = nil, place: Coordinates? = nil) {
         self.time = time
         self.user = user
         self.device = device
@@ -31,5 +36,30 @@ public struct Observation: Sendable, Equatable {
         self.tx = tx
         self.txKnown = txKnown
         self.radius = radius
+        self.anchor = anchor
+        self.place = place
+    }
+}
+
+/// A point in a venue's coordinates, metres, with its floor.
+public struct Coordinates: Sendable, Equatable {
+    public var x: Double
+    public var y: Double
+    public var floor: Int?
+
+    public init(x: Double, y: Double, floor: Int? = nil) {
+        self.x = x
+        self.y = y
+        self.floor = floor
+    }
+
+    /// The point of something registered with optional coordinates.
+    init?(x: Double?, y: Double?, floor: Int?) {
+        guard let x, let y else { return nil }
+        self.init(x: x, y: y, floor: floor)
+    }
+
+    func distance(to other: Coordinates) -> Double {
+        ((x - other.x) * (x - other.x) + (y - other.y) * (y - other.y)).squareRoot()
     }
 }

@@ -19,6 +19,10 @@ public struct ObservationMatcher: Sendable {
     fileprivate struct Anchor: Sendable {
         var beacon: Registry.Beacon
         var rssiOffset: Double
+        /// The node's coordinates (else the beacon's: the node stands at it).
+        var point: Coordinates?
+        /// The beacon's coordinates (else the node's).
+        var place: Coordinates?
     }
 
     fileprivate struct Carrier: Sendable {
@@ -38,7 +42,9 @@ public struct ObservationMatcher: Sendable {
         var anchors: [String: Anchor] = [:]
         for node in registry.nodes.values {
             if let key = node.beacon, let beacon = registry.beacons[key] {
-                anchors[node.key] = Anchor(beacon: beacon, rssiOffset: node.rssiOffset)
+                let nodePoint = Coordinates(x: node.x, y: node.y, floor: node.floor ?? beacon.floor)
+                let beaconPoint = Coordinates(x: beacon.x, y: beacon.y, floor: beacon.floor ?? node.floor)
+                anchors[node.key] = Anchor(beacon: beacon, rssiOffset: node.rssiOffset, point: nodePoint ?? beaconPoint, place: beaconPoint ?? nodePoint)
             }
         }
         self.anchors = anchors
@@ -93,7 +99,7 @@ public struct ObservationMatcher: Sendable {
                 return .success(Observation(
                     time: time, user: device.user, device: device.identity, beacon: anchor.beacon.key, venue: anchor.beacon.venue,
                     node: node, rssi: Double(sighting.rssi) + anchor.rssiOffset, tx: tx ?? ObservationMatcher.defaultTx, txKnown: tx != nil,
-                    radius: anchor.beacon.radius))
+                    radius: anchor.beacon.radius, anchor: anchor.point, place: anchor.place))
             }
             if let carrier, let beacon = matcher.beacon(heard: sighting.id) {
                 if matcher.isIncognito(carrier.device.user, at: time) { return .failure(.incognito) }
@@ -101,7 +107,8 @@ public struct ObservationMatcher: Sendable {
                 return .success(Observation(
                     time: time, user: carrier.device.user, device: carrier.device.identity, beacon: beacon.key, venue: beacon.venue,
                     node: node, rssi: Double(sighting.rssi) + carrier.rssiOffset, tx: tx ?? ObservationMatcher.defaultTx, txKnown: tx != nil,
-                    radius: beacon.radius))
+                    radius: beacon.radius, anchor: Coordinates(x: beacon.x, y: beacon.y, floor: beacon.floor),
+                    place: Coordinates(x: beacon.x, y: beacon.y, floor: beacon.floor)))
             }
             return .failure(isKnown ? .unregistered : .unknownNode)
         }
