@@ -53,8 +53,8 @@ struct PendingObservations: Sendable {
     }
 
     mutating func take(_ slot: Int32) -> Observation? {
-        let observation = slots[Int(slot)]
-        slots[Int(slot)] = nil
+        var observation: Observation?
+        swap(&observation, &slots[Int(slot)])
         free.append(slot)
         return observation
     }
@@ -85,8 +85,7 @@ struct Link: Sendable {
     var txKnown: Bool
     var radius: Double?
     var venue: String?
-    var anchor: Coordinates?
-    var place: Coordinates?
+    var geometry: LinkGeometry?
 
     var key: LinkKey { LinkKey(device: device, node: node, beacon: beacon) }
 

@@ -25,14 +25,13 @@ extension PresenceEngine {
             track.links[existing].txKnown = observation.txKnown
             track.links[existing].radius = observation.radius
             track.links[existing].venue = observation.venue
-            track.links[existing].anchor = observation.anchor
-            track.links[existing].place = observation.place
+            track.links[existing].geometry = observation.geometry
         } else {
             track.links.append(Link(
                 device: observation.device, node: observation.node, beacon: observation.beacon,
                 smoother: RSSISmoother(rssi: observation.rssi, at: observation.time, settings: settings),
                 tx: observation.tx, txKnown: observation.txKnown, radius: observation.radius, venue: observation.venue,
-                anchor: observation.anchor, place: observation.place))
+                geometry: observation.geometry))
             linkIndex = track.links.count - 1
         }
         if qualifies(track.links[linkIndex]) {
@@ -46,7 +45,7 @@ extension PresenceEngine {
             }
         }
         track.deadline = .min
-        tracks[index] = track
+        putTrack(&track, index)
     }
 
     /// A reading is fresh within `staleAfter`.
@@ -98,7 +97,7 @@ extension PresenceEngine {
     func estimatedPosition(_ track: UserTrack, at time: Int64) -> Position? {
         var anchors: [PositionEstimator.Anchor] = []
         for link in track.links where isFresh(link, at: time) {
-            guard let anchor = link.anchor, link.place != nil else { return nil }
+            guard let anchor = link.geometry?.anchor else { return nil }
             anchors.append(.init(x: anchor.x, y: anchor.y, floor: anchor.floor, distance: configuration.distance(pathLoss: link.pathLoss)))
         }
         return PositionEstimator.estimate(anchors)
@@ -108,7 +107,7 @@ extension PresenceEngine {
     /// log-distance model), so that the switch margin means the same: 4 dB at n = 2 is a beacon
     /// 1.6 times nearer.
     func score(of link: Link, from position: Position) -> Double {
-        guard let place = link.place else { return link.pathLoss }
+        guard let place = link.geometry?.place else { return link.pathLoss }
         let distance = max(0.5, ((position.x - place.x) * (position.x - place.x) + (position.y - place.y) * (position.y - place.y)).squareRoot())
         return 10 * configuration.pathLossExponent * log10(distance)
     }
@@ -220,7 +219,7 @@ extension PresenceEngine {
     /// (its silence is no evidence that the user left).
     func timeoutDeadline(_ presence: Presence, _ track: UserTrack) -> Int64 {
         var deadline = max(presence.lastSeen + configuration.absenceTimeout, track.graceUntil ?? .min)
-        if let node = presence.lastNode, let health = nodes[node] {
+        if watchedNodes > 0, let node = presence.lastNode, let health = nodes[node] {
             let suspectSince = health.offlineSince.map { max($0, presence.lastSeen) } ?? presence.lastSeen
             if health.offlineSince != nil || (health.heartbeats && health.lastHeard < presence.lastSeen + configuration.heartbeatGrace) {
                 deadline = max(deadline, suspectSince + configuration.nodeDownHold + 1)

@@ -9,7 +9,7 @@ extension PresenceEngine {
         track.presence = presence
         track.graceUntil = now + configuration.resumeGrace
         track.deadline = deadline(of: track)
-        tracks[index] = track
+        putTrack(&track, index)
     }
 
     /// Ends `user`'s session, if any, at `time` with `reason`, and forgets everything about the user.
@@ -57,7 +57,7 @@ extension PresenceEngine {
                 track.presence = nil
                 track.candidate = nil
             }
-            tracks[index] = track
+            putTrack(&track, index)
         }
         dropPending(where: observation)
         healthChanged = true

@@ -70,7 +70,7 @@ public struct PresenceEngine: Sendable {
             } else {
                 track.deadline = deadline(of: track)
             }
-            tracks[index] = track
+            putTrack(&track, index)
         }
         if idle { forgetIdleTracks() }
         return events
@@ -134,11 +134,16 @@ public struct PresenceEngine: Sendable {
     }
 
     /// Moves a track out of the array, so that changing it copies nothing (the array no longer
-    /// shares its storage); put it back with `tracks[index] = track`.
+    /// shares its storage); put it back with `putTrack`.
     mutating func takeTrack(_ index: Int) -> UserTrack {
-        let track = tracks[index]
-        tracks[index] = UserTrack(user: "")
+        var track = UserTrack(user: "")
+        swap(&track, &tracks[index])
         return track
+    }
+
+    /// Puts a track taken with `takeTrack` back.
+    mutating func putTrack(_ track: inout UserTrack, _ index: Int) {
+        swap(&track, &tracks[index])
     }
 
     /// The track of `user`, created when first needed.

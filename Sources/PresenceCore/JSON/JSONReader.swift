@@ -117,6 +117,32 @@ public struct JSONReader {
 
     // MARK: Scalars
 
+    /// Reads a string without copying it when it holds no escapes: its bytes' range in the
+    /// document (valid UTF-8), else the decoded text.
+    public mutating func readStringSpan() throws(Failure) -> TextSpan {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw fail("expected a string") }
+        let start = position + 1
+        var index = start
+        var ascii = true
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                if !ascii {
+                    guard String(validating: UnsafeRawBufferPointer(rebasing: bytes[start ..< index]).bindMemory(to: UInt8.self), as: UTF8.self) != nil else {
+                        throw Failure(offset: start, reason: "invalid UTF-8 in a string")
+                    }
+                }
+                position = index + 1
+                return .bytes(start ..< index)
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            ascii = ascii && byte < 0x80
+            index += 1
+        }
+        return .text(try readString())
+    }
+
     /// Reads a string, undoing escapes; invalid UTF-8 is refused.
     public mutating func readString() throws(Failure) -> String {
         skipWhitespace()
@@ -356,5 +382,27 @@ public struct JSONKey {
             return true
         }
         return decoded.map { $0.utf8.elementsEqual(UnsafeBufferPointer(start: name.utf8Start, count: count)) } ?? false
+    }
+}
+
+/// A string of a document being read: where its bytes are (when it needs no unescaping), or its text.
+public enum TextSpan: Sendable, Equatable {
+    case bytes(Range<Int>)
+    case text(String)
+
+    /// The string, given the document it came from.
+    public func string(in document: UnsafeRawBufferPointer) -> String {
+        switch self {
+        case .bytes(let range): String(decoding: UnsafeRawBufferPointer(rebasing: document[range]), as: UTF8.self)
+        case .text(let text): text
+        }
+    }
+
+    /// Its length in UTF-8 bytes.
+    public func utf8Count(in document: UnsafeRawBufferPointer) -> Int {
+        switch self {
+        case .bytes(let range): range.count
+        case .text(let text): text.utf8.count
+        }
     }
 }

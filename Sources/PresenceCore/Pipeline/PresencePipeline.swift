@@ -27,6 +27,8 @@ public struct PresencePipeline: Sendable {
     public private(set) var nodeClocks: [String: NodeClock] = [:]
     private var matcher: ObservationMatcher
     private var nextTick: Int64
+    /// Reused for every batch's scanned sightings.
+    private var scratch: [SightingBatchDecoder.Scanned] = []
 
     /// A pipeline whose clock starts at `start` (ms since the epoch).
     public init(configuration: Configuration, registry: Registry, start: Int64) {
@@ -47,34 +49,38 @@ public struct PresencePipeline: Sendable {
     /// `receivedAt`, so that the backlog is decided in its own time rather than all at once now.
     public mutating func receive(_ payload: [UInt8], node: String, at receivedAt: Int64, catchingUp: Bool = false) -> [PresenceEvent] {
         counters.batches += 1
-        let decoded: SightingBatchDecoder.Decoded
-        switch SightingBatchDecoder.decode(payload, topicNode: node) {
-        case .failure(let rejection):
-            counters.rejectedBatches[rejection.reason, default: 0] += 1
-            lastRejection = rejection
-            return catchingUp ? [] : advanceClock(to: receivedAt)
-        case .success(let batch):
-            decoded = batch
-        }
-        let arrival = catchingUp ? min(receivedAt, max(clock, decoded.batch.sent)) : receivedAt
-        let events = advanceClock(to: arrival)
-        if !catchingUp { nodeClocks[node, default: NodeClock()].observe(sent: decoded.batch.sent, arrival: arrival) }
-        engine.nodeHeard(node, at: arrival, heartbeat: false)
-        let correction = nodeClocks[node]?.correction(threshold: configuration.skewThreshold) ?? 0
-        counters.droppedSightings += decoded.droppedSightings
-        let nodeMatcher = matcher.forNode(node)
-        for sighting in decoded.batch.sightings {
-            counters.sightings += 1
-            let time = min(sighting.ts + correction, arrival)
-            switch nodeMatcher.match(sighting, time: time) {
-            case .success(let observation):
-                counters.observations += 1
-                engine.ingest(observation)
-            case .failure(let drop):
-                counters.unmatched[drop.rawValue, default: 0] += 1
+        var scanned = scratch
+        scratch = []
+        defer { scratch = scanned }
+        return payload.withUnsafeBytes { bytes -> [PresenceEvent] in
+            let header: SightingBatchDecoder.Header
+            switch SightingBatchDecoder.scan(bytes, topicNode: node, into: &scanned) {
+            case .failure(let rejection):
+                counters.rejectedBatches[rejection.reason, default: 0] += 1
+                lastRejection = rejection
+                return catchingUp ? [] : advanceClock(to: receivedAt)
+            case .success(let scannedHeader):
+                header = scannedHeader
             }
+            let arrival = catchingUp ? min(receivedAt, max(clock, header.sent)) : receivedAt
+            let events = advanceClock(to: arrival)
+            if !catchingUp { nodeClocks[node, default: NodeClock()].observe(sent: header.sent, arrival: arrival) }
+            engine.nodeHeard(node, at: arrival, heartbeat: false)
+            let correction = nodeClocks[node]?.correction(threshold: configuration.skewThreshold) ?? 0
+            counters.droppedSightings += header.droppedSightings
+            counters.sightings += scanned.count
+            let nodeMatcher = matcher.forNode(node)
+            for sighting in scanned {
+                switch nodeMatcher.match(sighting, in: bytes, time: min(sighting.ts + correction, arrival)) {
+                case .success(let observation):
+                    counters.observations += 1
+                    engine.ingest(observation)
+                case .failure(let drop):
+                    counters.unmatched[drop.rawValue, default: 0] += 1
+                }
+            }
+            return events
         }
-        return events
     }
 
     /// Where `user` is estimated to be, from the engine's fresh readings and the coordinates of

@@ -18,14 +18,17 @@ public struct Observation: Sendable, Equatable {
     public var txKnown: Bool
     /// The beacon's radius, m, if it has one.
     public var radius: Double?
+    /// Where the fixed end of the radio link and the place are, when known.
+    public var geometry: LinkGeometry?
+
     /// Where the fixed end of the radio link is (the node hearing a tag, or the beacon a carried
-    /// scanner hears), when known: what a position estimate is made from.
-    public var anchor: Coordinates?
-    /// Where the beacon (the place) is, when known.
-    public var place: Coordinates?
+    /// scanner hears): what a position estimate is made from.
+    public var anchor: Coordinates? { geometry?.anchor }
+    /// Where the beacon (the place) is.
+    public var place: Coordinates? { geometry?.place }
 
     public init(time: Int64, user: String, device: String, beacon: String, venue: String?, node: String,
-                rssi: Double, tx: Double, txKnown: Bool = true, radius: Double? = nil, anchor: Coordinates? = nil, place: Coordinates? = nil) {
+                rssi: Double, tx: Double, txKnown: Bool = true, radius: Double? = nil, geometry: LinkGeometry? = nil) {
         self.time = time
         self.user = user
         self.device = device
@@ -36,8 +39,23 @@ public struct Observation: Sendable, Equatable {
         self.tx = tx
         self.txKnown = txKnown
         self.radius = radius
+        self.geometry = geometry
+    }
+}
+
+/// Where a radio link's fixed end and its place are: shared by every observation of the link,
+/// so that an observation carries one reference rather than two points.
+public final class LinkGeometry: Sendable, Equatable {
+    public let anchor: Coordinates
+    public let place: Coordinates
+
+    public init(anchor: Coordinates, place: Coordinates) {
         self.anchor = anchor
         self.place = place
+    }
+
+    public static func == (lhs: LinkGeometry, rhs: LinkGeometry) -> Bool {
+        lhs.anchor == rhs.anchor && lhs.place == rhs.place
     }
 }
 

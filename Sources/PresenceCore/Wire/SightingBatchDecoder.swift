@@ -47,24 +47,43 @@ public enum SightingBatchDecoder {
         public var droppedSightings: Int
     }
 
+    /// A batch's header fields and how many of its sightings were dropped.
+    public struct Header: Equatable, Sendable {
+        public var node: String
+        public var seq: Int64
+        public var sent: Int64
+        public var droppedSightings: Int
+    }
+
+    /// A valid sighting as scanned, its text fields still in the payload.
+    public struct Scanned: Sendable, Equatable {
+        public var ts: Int64
+        public var id: TextSpan
+        public var rssi: Int
+        public var tx: Int?
+        public var addr: TextSpan?
+    }
+
     /// Decodes `payload` published on the topic of `topicNode`.
     public static func decode(_ payload: [UInt8], topicNode: String) -> Result<Decoded, Rejection> {
+        payload.withUnsafeBytes { bytes in
+            var scanned: [Scanned] = []
+            return scan(bytes, topicNode: topicNode, into: &scanned).map { header in
+                let sightings = scanned.map { s in
+                    Sighting(ts: s.ts, id: s.id.string(in: bytes), rssi: s.rssi, tx: s.tx, addr: s.addr?.string(in: bytes))
+                }
+                return Decoded(batch: SightingBatch(node: header.node, seq: header.seq, sent: header.sent, sightings: sightings),
+                               droppedSightings: header.droppedSightings)
+            }
+        }
+    }
+
+    /// Validates `payload` and appends its valid sightings to `sightings` (emptied first) without
+    /// copying their text: the hot path of the aggregator, which looks identities up by their bytes.
+    public static func scan(_ payload: UnsafeRawBufferPointer, topicNode: String, into sightings: inout [Scanned]) -> Result<Header, Rejection> {
+        sightings.removeAll(keepingCapacity: true)
         guard payload.count <= SightingLimits.maximumBytes else { return .failure(.tooLarge(bytes: payload.count)) }
-        return payload.withUnsafeBytes { decode(bytes: $0, topicNode: topicNode) }
-    }
-
-    private struct Fields {
-        var version: Int64?
-        var node: String?
-        var seq: Int64?
-        var sent: Int64?
-        var sightings: [Sighting]?
-        var dropped = 0
-        var rejection: Rejection?
-    }
-
-    private static func decode(bytes: UnsafeRawBufferPointer, topicNode: String) -> Result<Decoded, Rejection> {
-        var reader = JSONReader(bytes)
+        var reader = JSONReader(payload)
         var fields = Fields()
         do throws(JSONReader.Failure) {
             guard try reader.peekKind() == .object else {
@@ -91,7 +110,7 @@ public enum SightingBatchDecoder {
                         fields.rejection = fields.rejection ?? .badField("sightings")
                         return
                     }
-                    var sightings: [Sighting] = []
+                    sightings.removeAll(keepingCapacity: true)
                     var dropped = 0
                     var count = 0
                     try reader.readArray { (reader: inout JSONReader) throws(JSONReader.Failure) in
@@ -100,14 +119,14 @@ public enum SightingBatchDecoder {
                             try reader.skipValue()
                             return
                         }
-                        if let sighting = try readSighting(&reader) {
+                        if let sighting = try readSighting(&reader, in: payload) {
                             sightings.append(sighting)
                         } else {
                             dropped += 1
                         }
                     }
                     if count > SightingLimits.maximumSightings { fields.rejection = fields.rejection ?? .tooManySightings }
-                    fields.sightings = sightings
+                    fields.hasSightings = true
                     fields.dropped = dropped
                 } else {
                     try reader.skipValue()
@@ -124,8 +143,18 @@ public enum SightingBatchDecoder {
         guard node == topicNode else { return .failure(.wrongNode(node)) }
         guard let seq = fields.seq else { return .failure(.missingField("seq")) }
         guard let sent = fields.sent else { return .failure(.missingField("sent")) }
-        guard let sightings = fields.sightings else { return .failure(.missingField("sightings")) }
-        return .success(Decoded(batch: SightingBatch(node: node, seq: seq, sent: sent, sightings: sightings), droppedSightings: fields.dropped))
+        guard fields.hasSightings else { return .failure(.missingField("sightings")) }
+        return .success(Header(node: node, seq: seq, sent: sent, droppedSightings: fields.dropped))
+    }
+
+    private struct Fields {
+        var version: Int64?
+        var node: String?
+        var seq: Int64?
+        var sent: Int64?
+        var hasSightings = false
+        var dropped = 0
+        var rejection: Rejection?
     }
 
     /// An integer, or nil (the value skipped) when the value is of another type.
@@ -146,24 +175,33 @@ public enum SightingBatchDecoder {
         return try reader.readString()
     }
 
+    /// A string's span, or nil (the value skipped) when the value is of another type.
+    private static func readSpan(_ reader: inout JSONReader) throws(JSONReader.Failure) -> TextSpan? {
+        guard try reader.peekKind() == .string else {
+            try reader.skipValue()
+            return nil
+        }
+        return try reader.readStringSpan()
+    }
+
     /// One sighting, or nil when it must be dropped (not an object, a value missing or out of range).
-    private static func readSighting(_ reader: inout JSONReader) throws(JSONReader.Failure) -> Sighting? {
+    private static func readSighting(_ reader: inout JSONReader, in payload: UnsafeRawBufferPointer) throws(JSONReader.Failure) -> Scanned? {
         guard try reader.peekKind() == .object else {
             try reader.skipValue()
             return nil
         }
         var ts: Int64?
-        var id: String?
+        var id: TextSpan?
         var rssi: Int64?
         var tx: Int64?
         var txPresent = false
-        var addr: String?
+        var addr: TextSpan?
         var valid = true
         try reader.readObject { (reader: inout JSONReader, key: JSONKey) throws(JSONReader.Failure) in
             if key.is("ts") {
                 ts = try readInteger(&reader)
             } else if key.is("id") {
-                id = try readString(&reader)
+                id = try readSpan(&reader)
             } else if key.is("rssi") {
                 rssi = try readInteger(&reader)
             } else if key.is("tx") {
@@ -172,7 +210,7 @@ public enum SightingBatchDecoder {
                 tx = try readInteger(&reader)
             } else if key.is("addr") {
                 if try reader.readNull() { return }
-                addr = try readString(&reader)
+                addr = try readSpan(&reader)
                 if addr == nil { valid = false }
             } else {
                 try reader.skipValue()
@@ -180,12 +218,12 @@ public enum SightingBatchDecoder {
         }
         guard valid,
               let ts, SightingLimits.timestampRange.contains(ts),
-              let id, !id.isEmpty, id.utf8.count <= SightingLimits.maximumIdentityLength,
+              let id, (1 ... SightingLimits.maximumIdentityLength).contains(id.utf8Count(in: payload)),
               let rssi, SightingLimits.rssiRange.contains(Int(clamping: rssi))
         else { return nil }
         if txPresent {
             guard let tx, SightingLimits.txRange.contains(Int(clamping: tx)) else { return nil }
         }
-        return Sighting(ts: ts, id: id, rssi: Int(rssi), tx: tx.map { Int($0) }, addr: addr)
+        return Scanned(ts: ts, id: id, rssi: Int(rssi), tx: tx.map { Int($0) }, addr: addr)
     }
 }
