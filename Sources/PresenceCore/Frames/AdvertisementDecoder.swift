@@ -18,14 +18,16 @@ public struct AdvertisementDecoder: Sendable {
     private struct CachedIdentity {
         let id: String
         let verdict: DropReason?
+        /// The address it was last heard from, and that address as published.
         var address: UInt64
         var addr: String
+        /// When it was last heard.
+        var lastSeen: Int64
     }
 
-    private struct Advertiser {
-        var telemetry: Telemetry?
-        var telemetryAt: Int64
-        var identifiedAt: Int64?
+    private struct PendingTelemetry {
+        var telemetry: Telemetry
+        var heardAt: Int64
     }
 
     public let options: Options
@@ -33,7 +35,9 @@ public struct AdvertisementDecoder: Sendable {
     private let allow: [String]
     private let deny: [String]
     private var identities: [IdentityKey: CachedIdentity] = [:]
-    private var advertisers: [UInt64: Advertiser] = [:]
+    /// The beacon identity each address last sent, changed only when a beacon changes address.
+    private var beaconAtAddress: [UInt64: IdentityKey] = [:]
+    private var pendingTelemetry: [UInt64: PendingTelemetry] = [:]
     private var reassembler = ExtendedAdvertisingReassembler()
 
     public init(options: Options = Options()) {
@@ -88,7 +92,7 @@ public struct AdvertisementDecoder: Sendable {
             key = IdentityKey(tag: 3, high: uid.namespace, low: uid.instance)
         case .eddystoneURL, .eddystoneEID, .eddystoneTLM, .eddystoneEncryptedTLM, .other:
             if frame.isTelemetry {
-                if identifiedRecently(advertiserKey, at: ts) {
+                if identifiedRecently(advertiserKey, address: report.address, at: ts) {
                     statistics.telemetryHeld += 1
                     return nil
                 }
@@ -99,12 +103,12 @@ public struct AdvertisementDecoder: Sendable {
             if let reason = addressRefusal(report.addressType) { return drop(reason) }
             key = IdentityKey(tag: 4, high: 0, low: report.address.rawValue)
         }
-        if frame.isIdentifying {
+
+        let identity = cachedIdentity(key, frame: frame, address: report.address, advertiser: advertiserKey, at: ts)
+        if let verdict = identity.verdict { return drop(verdict) }
+        if frame.isIdentifying, !pendingTelemetry.isEmpty {
             telemetry = takeTelemetry(for: advertiserKey, at: ts)
         }
-
-        let identity = cachedIdentity(key, frame: frame, address: report.address)
-        if let verdict = identity.verdict { return drop(verdict) }
         statistics.sightings += 1
         if telemetry != nil { statistics.telemetryAttached += 1 }
         return Sighting(ts: ts, id: identity.id, rssi: Int(rssi), tx: frame.txPowerAt1m, addr: identity.addr, telemetry: telemetry)
@@ -131,22 +135,29 @@ public struct AdvertisementDecoder: Sendable {
 
     // MARK: Canonical texts, once per advertiser
 
-    /// The cached identity for `key`, made on first sight; its `addr` follows the latest address.
-    private mutating func cachedIdentity(_ key: IdentityKey, frame: BeaconFrame, address: BluetoothAddress) -> CachedIdentity {
+    /// The cached identity for `key`, made on first sight; its `addr` follows the latest address,
+    /// and beacons are noted against the address they were heard from.
+    private mutating func cachedIdentity(
+        _ key: IdentityKey, frame: BeaconFrame, address: BluetoothAddress, advertiser: UInt64, at ts: Int64
+    ) -> CachedIdentity {
         if let index = identities.index(forKey: key) {
+            identities.values[index].lastSeen = ts
             if identities.values[index].address != address.rawValue {
                 identities.values[index].address = address.rawValue
                 identities.values[index].addr = published(address).description
+                if frame.isIdentifying { beaconAtAddress[advertiser] = key }
             }
             return identities.values[index]
         }
         if identities.count >= max(1, options.cacheCapacity) {
             identities.removeAll(keepingCapacity: true)
+            beaconAtAddress.removeAll(keepingCapacity: true)
         }
         let shown = published(address)
         let id = frame.identity(address: shown)
-        let identity = CachedIdentity(id: id, verdict: verdict(for: id), address: address.rawValue, addr: shown.description)
+        let identity = CachedIdentity(id: id, verdict: verdict(for: id), address: address.rawValue, addr: shown.description, lastSeen: ts)
         identities[key] = identity
+        if frame.isIdentifying { beaconAtAddress[advertiser] = key }
         return identity
     }
 
@@ -164,30 +175,24 @@ public struct AdvertisementDecoder: Sendable {
     // MARK: Telemetry waiting for its beacon
 
     private mutating func remember(_ telemetry: Telemetry, from key: UInt64, at ts: Int64) {
-        if advertisers.count >= max(1, options.cacheCapacity), advertisers[key] == nil {
+        if pendingTelemetry.count >= max(1, options.cacheCapacity), pendingTelemetry[key] == nil {
             let horizon = ts - options.telemetryMaxAge
-            advertisers = advertisers.filter { max($0.value.telemetryAt, $0.value.identifiedAt ?? .min) >= horizon }
-            if advertisers.count >= options.cacheCapacity { advertisers.removeAll(keepingCapacity: true) }
+            pendingTelemetry = pendingTelemetry.filter { $0.value.heardAt >= horizon }
+            if pendingTelemetry.count >= options.cacheCapacity { pendingTelemetry.removeAll(keepingCapacity: true) }
         }
-        if let index = advertisers.index(forKey: key) {
-            advertisers.values[index].telemetry = telemetry
-            advertisers.values[index].telemetryAt = ts
-        } else {
-            advertisers[key] = Advertiser(telemetry: telemetry, telemetryAt: ts, identifiedAt: nil)
-        }
+        pendingTelemetry[key] = PendingTelemetry(telemetry: telemetry, heardAt: ts)
     }
 
-    /// Notes that `key` sent an identifying frame, and takes the telemetry waiting for it.
+    /// The telemetry waiting for `key`'s identifying sighting, if it is fresh; taken once.
     private mutating func takeTelemetry(for key: UInt64, at ts: Int64) -> Telemetry? {
-        guard !advertisers.isEmpty, let index = advertisers.index(forKey: key) else { return nil }
-        advertisers.values[index].identifiedAt = ts
-        guard let telemetry = advertisers.values[index].telemetry else { return nil }
-        advertisers.values[index].telemetry = nil
-        return ts - advertisers.values[index].telemetryAt <= options.telemetryMaxAge ? telemetry : nil
+        guard let pending = pendingTelemetry.removeValue(forKey: key) else { return nil }
+        return ts - pending.heardAt <= options.telemetryMaxAge ? pending.telemetry : nil
     }
 
-    private func identifiedRecently(_ key: UInt64, at ts: Int64) -> Bool {
-        guard let identifiedAt = advertisers[key]?.identifiedAt else { return false }
-        return ts - identifiedAt <= options.telemetryMaxAge
+    /// Whether the beacon last heard from this address was heard within `telemetryMaxAge`, still
+    /// from this address.
+    private func identifiedRecently(_ key: UInt64, address: BluetoothAddress, at ts: Int64) -> Bool {
+        guard let beacon = beaconAtAddress[key], let identity = identities[beacon] else { return false }
+        return identity.address == address.rawValue && ts - identity.lastSeen <= options.telemetryMaxAge
     }
 }
