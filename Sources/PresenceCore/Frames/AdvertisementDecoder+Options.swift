@@ -37,7 +37,7 @@ extension AdvertisementDecoder {
         public init(
             addresses: AddressPolicy = .stableOnly, hashing: AddressHasher? = nil, allow: [String] = [],
             deny: [String] = [], minimumRSSI: Int? = nil, includeScanResponses: Bool = false,
-            telemetryMaxAge: Int64 = 30_000, cacheCapacity: Int = 4096
+            telemetryMaxAge: Int64 = 30_000, cacheCapacity: Int = 16_384
         ) {
             self.addresses = addresses
             self.hashing = hashing

@@ -7,23 +7,10 @@
 ///   by default only from stable addresses.
 /// - Eddystone telemetry heard from an address is attached to the next identifying sighting from
 ///   that address (beacons interleave UID and TLM frames). A TLM from an address that sent no
-///   identifying frame within `telemetryMaxAge` is published as that advertiser's `mac:` sighting.
+///   identifying frame within `telemetryMaxAge` is published as that advertiser's `mac:` sighting,
+///   and when it cannot be (a private address, a weak signal) it waits for an identifying frame.
 public struct AdvertisementDecoder: Sendable {
-    private struct IdentityKey: Hashable {
-        let tag: UInt8
-        let high: UInt128
-        let low: UInt64
-    }
-
-    private struct CachedIdentity {
-        let id: String
-        let verdict: DropReason?
-        /// The address it was last heard from, and that address as published.
-        var address: UInt64
-        var addr: String
-        /// When it was last heard.
-        var lastSeen: Int64
-    }
+    private typealias Key = IdentityCache.Key
 
     private struct PendingTelemetry {
         var telemetry: Telemetry
@@ -34,9 +21,10 @@ public struct AdvertisementDecoder: Sendable {
     public private(set) var statistics = Statistics()
     private let allow: [String]
     private let deny: [String]
-    private var identities: [IdentityKey: CachedIdentity] = [:]
-    /// The beacon identity each address last sent, changed only when a beacon changes address.
-    private var beaconAtAddress: [UInt64: IdentityKey] = [:]
+    private var cache: IdentityCache
+    /// The beacon each address last sent, changed only when a beacon appears or changes address.
+    private var beaconAtAddress: [UInt64: Key] = [:]
+    /// Telemetry from addresses whose beacon is not known yet.
     private var pendingTelemetry: [UInt64: PendingTelemetry] = [:]
     private var reassembler = ExtendedAdvertisingReassembler()
 
@@ -44,6 +32,7 @@ public struct AdvertisementDecoder: Sendable {
         self.options = options
         allow = options.allow.map { $0.lowercased() }
         deny = options.deny.map { $0.lowercased() }
+        cache = IdentityCache(capacity: options.cacheCapacity)
     }
 
     /// Extended-advertising chains given up on (too long, or too many at once).
@@ -61,57 +50,62 @@ public struct AdvertisementDecoder: Sendable {
     /// for its beacon, or a fragment of an advertisement still incomplete).
     public mutating func decode(_ report: AdvertisingReport, ts: Int64) -> Sighting? {
         statistics.reports += 1
-        var report = report
         if !report.properties.contains(.legacy), report.dataStatus == .incomplete || reassembler.pendingCount > 0 {
             guard let whole = reassembler.add(report) else {
                 statistics.fragmentsHeld += 1
                 return nil
             }
-            report = whole
+            return decodeWhole(whole, ts: ts)
         }
-        let contents = AdvertisementContents(report.data)
+        return decodeWhole(report, ts: ts)
+    }
+
+    private mutating func decodeWhole(_ report: AdvertisingReport, ts: Int64) -> Sighting? {
+        let contents = AdvertisementContents(report.data.span)
         let frame = contents.frame
         statistics.frameCounts[frame.kind.rawValue] += 1
-        let advertiserKey = UInt64(report.addressTypeByte) << 48 | report.address.rawValue
-        if let telemetry = contents.telemetry {
-            remember(telemetry, from: advertiserKey, at: ts)
+        let advertiser = UInt64(report.addressTypeByte) << 48 | report.address.rawValue
+        var telemetry = contents.telemetry
+
+        let key: Key
+        switch frame {
+        case .iBeacon(let beacon):
+            key = Key(tag: 1, high: beacon.uuid, low: UInt64(beacon.major) << 16 | UInt64(beacon.minor))
+        case .altBeacon(let beacon):
+            key = Key(tag: 2, high: beacon.id1, low: UInt64(beacon.id2) << 16 | UInt64(beacon.id3))
+        case .eddystoneUID(let uid):
+            key = Key(tag: 3, high: uid.namespace, low: uid.instance)
+        case .eddystoneURL, .eddystoneEID, .eddystoneTLM, .eddystoneEncryptedTLM, .other:
+            if let heard = telemetry {
+                if let beacon = recentBeacon(at: advertiser, address: report.address, ts: ts) {
+                    cache[beacon].telemetry = heard
+                    cache[beacon].telemetryAt = ts
+                    statistics.telemetryHeld += 1
+                    return nil
+                }
+                pendingTelemetry[advertiser] = PendingTelemetry(telemetry: heard, heardAt: ts)
+            }
+            key = Key(tag: 4, high: 0, low: report.address.rawValue)
         }
 
         guard let rssi = report.rssi else { return drop(.rssiUnavailable) }
         guard SightingLimits.rssiRange.contains(Int(rssi)) else { return drop(.rssiOutOfRange) }
         if let minimum = options.minimumRSSI, Int(rssi) < minimum { return drop(.belowMinimumRSSI) }
-
-        let key: IdentityKey
-        var telemetry: Telemetry?
-        switch frame {
-        case .iBeacon(let beacon):
-            key = IdentityKey(tag: 1, high: beacon.uuid, low: UInt64(beacon.major) << 16 | UInt64(beacon.minor))
-        case .altBeacon(let beacon):
-            key = IdentityKey(tag: 2, high: beacon.id1, low: UInt64(beacon.id2) << 16 | UInt64(beacon.id3))
-        case .eddystoneUID(let uid):
-            key = IdentityKey(tag: 3, high: uid.namespace, low: uid.instance)
-        case .eddystoneURL, .eddystoneEID, .eddystoneTLM, .eddystoneEncryptedTLM, .other:
-            if frame.isTelemetry {
-                if identifiedRecently(advertiserKey, address: report.address, at: ts) {
-                    statistics.telemetryHeld += 1
-                    return nil
-                }
-                telemetry = contents.telemetry
-            } else if report.isScanResponse, !options.includeScanResponses {
-                return drop(.scanResponse)
-            }
+        if !frame.isIdentifying {
+            if report.isScanResponse, telemetry == nil, !options.includeScanResponses { return drop(.scanResponse) }
             if let reason = addressRefusal(report.addressType) { return drop(reason) }
-            key = IdentityKey(tag: 4, high: 0, low: report.address.rawValue)
         }
 
-        let identity = cachedIdentity(key, frame: frame, address: report.address, advertiser: advertiserKey, at: ts)
-        if let verdict = identity.verdict { return drop(verdict) }
-        if frame.isIdentifying, !pendingTelemetry.isEmpty {
-            telemetry = takeTelemetry(for: advertiserKey, at: ts)
+        let index = entry(for: key, frame: frame, address: report.address, advertiser: advertiser, ts: ts)
+        if let verdict = cache[index].verdict { return drop(verdict) }
+        if frame.isIdentifying {
+            if telemetry == nil { telemetry = takeTelemetry(index, advertiser: advertiser, ts: ts) }
+        } else if telemetry != nil {
+            pendingTelemetry[advertiser] = nil
         }
         statistics.sightings += 1
         if telemetry != nil { statistics.telemetryAttached += 1 }
-        return Sighting(ts: ts, id: identity.id, rssi: Int(rssi), tx: frame.txPowerAt1m, addr: identity.addr, telemetry: telemetry)
+        return Sighting(ts: ts, id: cache[index].id, rssi: Int(rssi), tx: frame.txPowerAt1m, addr: cache[index].addr, telemetry: telemetry)
     }
 
     private mutating func drop(_ reason: DropReason) -> Sighting? {
@@ -135,30 +129,32 @@ public struct AdvertisementDecoder: Sendable {
 
     // MARK: Canonical texts, once per advertiser
 
-    /// The cached identity for `key`, made on first sight; its `addr` follows the latest address,
-    /// and beacons are noted against the address they were heard from.
-    private mutating func cachedIdentity(
-        _ key: IdentityKey, frame: BeaconFrame, address: BluetoothAddress, advertiser: UInt64, at ts: Int64
-    ) -> CachedIdentity {
-        if let index = identities.index(forKey: key) {
-            identities.values[index].lastSeen = ts
-            if identities.values[index].address != address.rawValue {
-                identities.values[index].address = address.rawValue
-                identities.values[index].addr = published(address).description
-                if frame.isIdentifying { beaconAtAddress[advertiser] = key }
+    /// Where the cache holds `key`, made on first sight; its `addr` follows the latest address, and
+    /// beacons are noted against the address they were heard from.
+    private mutating func entry(for key: Key, frame: BeaconFrame, address: BluetoothAddress, advertiser: UInt64, ts: Int64) -> Int {
+        if let index = cache.find(key) {
+            cache[index].lastSeen = ts
+            if cache[index].address != address.rawValue {
+                cache[index].address = address.rawValue
+                cache[index].addr = published(address).description
+                if frame.isIdentifying { note(key, at: advertiser) }
             }
-            return identities.values[index]
-        }
-        if identities.count >= max(1, options.cacheCapacity) {
-            identities.removeAll(keepingCapacity: true)
-            beaconAtAddress.removeAll(keepingCapacity: true)
+            return index
         }
         let shown = published(address)
         let id = frame.identity(address: shown)
-        let identity = CachedIdentity(id: id, verdict: verdict(for: id), address: address.rawValue, addr: shown.description, lastSeen: ts)
-        identities[key] = identity
-        if frame.isIdentifying { beaconAtAddress[advertiser] = key }
-        return identity
+        let entry = IdentityCache.Entry(
+            id: id, verdict: verdict(for: id), address: address.rawValue, addr: shown.description,
+            lastSeen: ts, telemetry: nil, telemetryAt: 0)
+        if frame.isIdentifying { note(key, at: advertiser) }
+        return cache.insert(key, entry)
+    }
+
+    private mutating func note(_ beacon: Key, at advertiser: UInt64) {
+        if beaconAtAddress.count >= 2 * max(1, options.cacheCapacity) {
+            beaconAtAddress.removeAll(keepingCapacity: true)
+        }
+        beaconAtAddress[advertiser] = beacon
     }
 
     /// The address as published: itself, or its pseudonym when hashing is on.
@@ -174,25 +170,22 @@ public struct AdvertisementDecoder: Sendable {
 
     // MARK: Telemetry waiting for its beacon
 
-    private mutating func remember(_ telemetry: Telemetry, from key: UInt64, at ts: Int64) {
-        if pendingTelemetry.count >= max(1, options.cacheCapacity), pendingTelemetry[key] == nil {
-            let horizon = ts - options.telemetryMaxAge
-            pendingTelemetry = pendingTelemetry.filter { $0.value.heardAt >= horizon }
-            if pendingTelemetry.count >= options.cacheCapacity { pendingTelemetry.removeAll(keepingCapacity: true) }
+    /// The cache entry of the beacon heard from this address within `telemetryMaxAge`, if any.
+    private func recentBeacon(at advertiser: UInt64, address: BluetoothAddress, ts: Int64) -> Int? {
+        guard let beacon = beaconAtAddress[advertiser], let index = cache.find(beacon),
+              cache[index].address == address.rawValue, ts - cache[index].lastSeen <= options.telemetryMaxAge
+        else { return nil }
+        return index
+    }
+
+    /// The fresh telemetry waiting for the beacon at `index`, held with it or heard from its
+    /// address before it was known; taken once.
+    private mutating func takeTelemetry(_ index: Int, advertiser: UInt64, ts: Int64) -> Telemetry? {
+        if let held = cache[index].telemetry {
+            cache[index].telemetry = nil
+            return ts - cache[index].telemetryAt <= options.telemetryMaxAge ? held : nil
         }
-        pendingTelemetry[key] = PendingTelemetry(telemetry: telemetry, heardAt: ts)
-    }
-
-    /// The telemetry waiting for `key`'s identifying sighting, if it is fresh; taken once.
-    private mutating func takeTelemetry(for key: UInt64, at ts: Int64) -> Telemetry? {
-        guard let pending = pendingTelemetry.removeValue(forKey: key) else { return nil }
+        guard !pendingTelemetry.isEmpty, let pending = pendingTelemetry.removeValue(forKey: advertiser) else { return nil }
         return ts - pending.heardAt <= options.telemetryMaxAge ? pending.telemetry : nil
-    }
-
-    /// Whether the beacon last heard from this address was heard within `telemetryMaxAge`, still
-    /// from this address.
-    private func identifiedRecently(_ key: UInt64, address: BluetoothAddress, at ts: Int64) -> Bool {
-        guard let beacon = beaconAtAddress[key], let identity = identities[beacon] else { return false }
-        return identity.address == address.rawValue && ts - identity.lastSeen <= options.telemetryMaxAge
     }
 }

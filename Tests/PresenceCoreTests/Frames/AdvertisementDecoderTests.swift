@@ -110,7 +110,9 @@ import Testing
         #expect(decoder.decode(report(Self.tlm, staticAddress), ts: 1100) == nil)
         #expect(decoder.statistics.telemetryHeld == 1)
         // Another beacon's UID does not take it.
-        #expect(decoder.decode(report(Self.uid, staticAddress + 1), ts: 1150)?.telemetry == nil)
+        var otherUID = Self.uid
+        otherUID[otherUID.count - 1] ^= 0xFF
+        #expect(decoder.decode(report(otherUID, staticAddress + 1), ts: 1150)?.telemetry == nil)
         let next = decoder.decode(report(Self.uid, staticAddress), ts: 1200)
         #expect(next?.id == Self.uidID)
         #expect(next?.telemetry == Telemetry(batteryMillivolts: 3132, temperature: 32, advertisementCount: 4028, uptime: 1887.4))
@@ -176,10 +178,10 @@ import Testing
         #expect(decoder.decode(report(Self.iBeacon, resolvable + 1), ts: 2)?.addr == "5a:11:22:33:44:56")
     }
 
-    @Test func identitiesStayRightWhenTheCacheStartsOver() {
-        var decoder = AdvertisementDecoder(options: .init(cacheCapacity: 2))
+    @Test func identitiesStayRightWhenTheCacheEvicts() {
+        var decoder = AdvertisementDecoder(options: .init(cacheCapacity: 8))
         for round in 0 ..< 3 {
-            for index in 0 ..< 5 {
+            for index in 0 ..< 50 {
                 let address = staticAddress + UInt64(index)
                 #expect(decoder.decode(report(Self.name, address), ts: Int64(round))?.id == "mac:\(BluetoothAddress(rawValue: address))")
             }
