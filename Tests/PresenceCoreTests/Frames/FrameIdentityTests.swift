@@ -136,6 +136,12 @@ import Testing
         #expect(EddystoneEncryptedTLM(encryptedData: ShortBytes([1, 2]), salt: nil, mic: nil).telemetry == Telemetry(encrypted: true))
     }
 
+    @Test func aWholeEncryptedTLMHasItsSaltAndMICBigEndian() {
+        let frame = frame("0201060303aafe1516aafe2001" + String(repeating: "41", count: 12) + "deadbeef")
+        #expect(frame == .eddystoneEncryptedTLM(EddystoneEncryptedTLM(encryptedData: ShortBytes([UInt8](repeating: 0x41, count: 12)), salt: 0xDEAD, mic: 0xBEEF)))
+        #expect(frame.identity(address: address) == "mac:c4:7c:8d:6a:2b:01")
+    }
+
     @Test func adStructuresStopAtPaddingAndAtTruncation() {
         var padded = ADStructures([0x02, 0x01, 0x06, 0x00, 0x03, 0x03, 0xAA, 0xFE])
         #expect(padded.next()?.type == 0x01)

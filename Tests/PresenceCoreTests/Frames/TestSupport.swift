@@ -27,7 +27,7 @@ extension Array where Element == UInt8 {
     }
 
     /// Lower-case hex text of the bytes.
-    var hex: String { map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined() }
+    var hex: String { map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined() }
 }
 
 extension ArraySlice where Element == UInt8 {
