@@ -105,7 +105,9 @@ public struct AdvertisementDecoder: Sendable {
         }
         statistics.sightings += 1
         if telemetry != nil { statistics.telemetryAttached += 1 }
-        return Sighting(ts: ts, id: cache[index].id, rssi: Int(rssi), tx: frame.txPowerAt1m, addr: cache[index].addr, telemetry: telemetry)
+        // An anonymous advertiser (extended advertising without an address) has no address to show.
+        let addr = report.addressTypeByte == 0xFF ? nil : cache[index].addr
+        return Sighting(ts: ts, id: cache[index].id, rssi: Int(rssi), tx: frame.txPowerAt1m, addr: addr, telemetry: telemetry)
     }
 
     private mutating func drop(_ reason: DropReason) -> Sighting? {

@@ -47,6 +47,12 @@ import Testing
         #expect(decoder.statistics.sightings == 3)
     }
 
+    @Test func anAnonymousBeaconIsPublishedWithoutAnAddress() {
+        var decoder = AdvertisementDecoder()
+        let sighting = decoder.decode(report(Self.iBeacon, 0, addressType: 0xFF), ts: 1)
+        #expect(sighting?.id == Self.iBeaconID && sighting?.addr == nil)
+    }
+
     @Test func addressPolicyAllAndNone() {
         var all = AdvertisementDecoder(options: .init(addresses: .all))
         #expect(all.decode(report(Self.name, resolvable), ts: 1)?.id == "mac:5a:11:22:33:44:55")
