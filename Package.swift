@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "presence-aggregator", targets: ["presence-aggregator"]),
         .executable(name: "presencectl", targets: ["presencectl"]),
         .executable(name: "presence-bench", targets: ["presence-bench"]),
+        .executable(name: "presence-fuzz", targets: ["presence-fuzz"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -69,6 +70,8 @@ let package = Package(
             swiftSettings: strict),
 
         .executableTarget(name: "presence-bench", dependencies: ["PresenceCore"], path: "Benchmarks", swiftSettings: strict),
+        // libFuzzer target over the frame parsers; scripts/fuzz.sh builds it with -sanitize=fuzzer,address.
+        .executableTarget(name: "presence-fuzz", dependencies: ["PresenceCore"], path: "Fuzz", swiftSettings: strict),
 
         .testTarget(name: "PresenceCoreTests", dependencies: ["PresenceCore"], swiftSettings: strict),
         .testTarget(
