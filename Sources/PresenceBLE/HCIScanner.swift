@@ -80,8 +80,10 @@ public final class HCIScanner: Sendable {
                 continue
             }
             do {
-                if let bytes = try current.readEvent(timeout: 500) {
+                if let bytes = try current.readEvent(timeout: 100) {
                     continuation.yield(HCIPacket(bytes: bytes, time: WallClock.milliseconds()))
+                } else {
+                    continuation.yield(HCIPacket(bytes: [], time: WallClock.milliseconds()))
                 }
             } catch {
                 logger.error("adapter lost; reopening", metadata: ["adapter": "\(configuration.adapter)", "error": "\(error)"])

@@ -46,6 +46,8 @@ public final class NodePublisher: Sendable {
         onlineStatus = ServiceStatus(state: .online, details: [("node", node), ("version", configuration.version), ("adapter", adapter)],
                                      numbers: [("started", started)])
         var mqtt = MQTTConfiguration(url: configuration.broker, clientID: "presence-scanner-\(node)")
+        // A node wants its broker back soon after an outage, not after a 30 s back-off.
+        mqtt.reconnectDelayMax = 5
         mqtt.will = MQTTMessage(topic: topics.nodeStatus(node: node), payload: ServiceStatus(state: .offline, details: [("node", node)]).encoded(),
                                 qos: 1, retain: true)
         mqtt.birth = MQTTMessage(topic: topics.nodeStatus(node: node), payload: onlineStatus.encoded(), qos: 1, retain: true)

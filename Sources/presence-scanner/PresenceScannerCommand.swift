@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PresenceBLE
 import PresenceCLI
 import PresenceCore
 import PresenceScanner
@@ -16,21 +17,72 @@ struct PresenceScannerCommand: AsyncParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "presence-scanner",
-        abstract: "Publish BLE sightings to MQTT, from a simulated venue (a radio source comes later).")
+        abstract: "Publish BLE sightings to MQTT: from an adapter, a btsnoop capture or a simulated venue.")
 
-    @Option(name: .customLong("node"), help: "Node key; repeat for several. With --simulate, default: every node of the scenario.")
+    @Option(name: .customLong("node"), help: "Node key (with --simulate, repeat for several; default: every node of the scenario).")
     var nodes: [String] = []
 
     @OptionGroup var connection: ConnectionOptions
 
+    @Option(help: "Scan this adapter (hci0) through BlueZ's HCI.")
+    var hci: String?
+
+    @Option(help: "Replay this btsnoop capture (datalink 1001, 1002 or 2001) instead of scanning.")
+    var btsnoop: String?
+
     @Option(help: "Simulate the venue described in this JSON file.")
     var simulate: String?
 
-    @Option(help: "A batch closes when its oldest sighting has waited this long.")
+    @Flag(help: "Active scanning (asks for scan responses); passive by default.")
+    var active = false
+
+    @Option(help: "Scan interval, ms.")
+    var interval = 100.0
+
+    @Option(help: "Scan window, ms (at most the interval).")
+    var window = 100.0
+
+    @Flag(help: "Send no scan command: read the reports of the scan bluetoothd runs, through the HCI monitor channel.")
+    var monitor = false
+
+    @Option(help: "Replay speed: a factor (2 = twice as fast) or 'max'.")
+    var speed = "1"
+
+    @Flag(help: "Keep the capture's own timestamps instead of shifting the first record to now.")
+    var keepTime = false
+
+    @Option(help: "Which advertisers without a beacon frame are published as mac: sightings: stable (public and static random addresses), all, or none.")
+    var addresses = "stable"
+
+    @Flag(help: "Replace addresses with keyed pseudonyms (secret from --hash-secret-file or $PRESENCE_HASH_SECRET).")
+    var hashAddresses = false
+
+    @Option(help: "A file holding the secret for --hash-addresses.")
+    var hashSecretFile: String?
+
+    @Option(help: "Publish only identities starting with this prefix (repeatable), such as ibeacon:<uuid>.")
+    var allow: [String] = []
+
+    @Option(help: "Never publish identities starting with this prefix (repeatable).")
+    var deny: [String] = []
+
+    @Option(parsing: .unconditional, help: "Drop reports weaker than this, dBm.")
+    var minRssi: Int?
+
+    @Option(help: "A batch closes when its oldest sighting has waited this long, ms.")
     var batchMs = 500
 
     @Option(help: "A batch closes when it holds this many sightings (at most 10000).")
     var batchSize = 1_000
+
+    @Option(help: "Keep unacknowledged batches here too, so that a restart sends them.")
+    var spoolDir: String?
+
+    @Option(help: "How many batches to keep while the broker is away; beyond, the oldest are dropped and counted.")
+    var spoolCapacity = 10_000
+
+    @Option(help: "How often the node publishes its stats (also its heartbeat).")
+    var statsInterval = "5s"
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
@@ -38,26 +90,113 @@ struct PresenceScannerCommand: AsyncParsableCommand {
     mutating func run() async throws {
         LogOptions.bootstrap(level: try LogOptions.level(logLevel))
         let logger = Logger(label: "presence-scanner")
+        let sources = [hci, btsnoop, simulate].compactMap { $0 }
+        guard sources.count == 1 else {
+            throw ValidationError("choose one source: --hci ADAPTER, --btsnoop FILE or --simulate VENUE-FILE")
+        }
         for node in nodes { _ = try Slug(node, what: "node") }
-        guard (1 ... 60_000).contains(batchMs) else { throw ValueError("--batch-ms \(batchMs) is not valid: expected 1 to 60000") }
-        guard (1 ... SightingLimits.maximumSightings).contains(batchSize) else {
-            throw ValueError("--batch-size \(batchSize) is not valid: expected 1 to \(SightingLimits.maximumSightings)")
+        let configuration = try scannerConfiguration()
+        let service: any Service
+        if let simulate {
+            service = try SimulatedScanner(configuration: configuration, scenario: try ScenarioFile.load(simulate), nodes: Set(nodes), logger: logger)
+        } else {
+            guard nodes.count == 1, let node = nodes.first else {
+                throw ValidationError("--hci and --btsnoop publish as one node: give exactly one --node KEY")
+            }
+            let options = try decoderOptions()
+            if let hci {
+                var scan = HCIScanConfiguration(adapter: hci)
+                scan.mode = monitor ? .monitor : .scan
+                scan.active = active
+                scan.interval = interval
+                scan.window = window
+                try scan.validate()
+                service = RadioScanner(node: node, configuration: configuration, scan: scan, options: options, logger: logger)
+            } else if let btsnoop {
+                let pace = try pace()
+                guard let data = FileManager.default.contents(atPath: btsnoop) else {
+                    throw ValueError("--btsnoop '\(btsnoop)' cannot be read")
+                }
+                service = try CaptureReplayer(node: node, configuration: configuration, capture: Array(data),
+                                              source: URL(fileURLWithPath: btsnoop).lastPathComponent, pace: pace,
+                                              keepTime: keepTime, options: options, logger: logger)
+            } else {
+                throw ValidationError("choose one source: --hci ADAPTER, --btsnoop FILE or --simulate VENUE-FILE")
+            }
         }
-        var configuration = ScannerConfiguration(broker: try connection.brokerURL(), topics: try connection.topics())
-        configuration.batchInterval = Int64(batchMs)
-        configuration.batchSize = batchSize
-        guard let simulate else {
-            throw ValidationError("choose a source: --simulate VENUE-FILE")
-        }
-        let scenario = try ScenarioFile.load(simulate)
-        let service = try SimulatedScanner(configuration: configuration, scenario: scenario, nodes: Set(nodes), logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
-}
 
+    private func scannerConfiguration() throws -> ScannerConfiguration {
+        guard (1 ... 60_000).contains(batchMs) else { throw ValueError("--batch-ms \(batchMs) is not valid: expected 1 to 60000") }
+        guard (1 ... SightingLimits.maximumSightings).contains(batchSize) else {
+            throw ValueError("--batch-size \(batchSize) is not valid: expected 1 to \(SightingLimits.maximumSightings)")
+        }
+        guard spoolCapacity >= 1 else { throw ValueError("--spool-capacity \(spoolCapacity) is not valid: expected 1 or more") }
+        var configuration = ScannerConfiguration(broker: try connection.brokerURL(), topics: try connection.topics())
+        configuration.batchInterval = Int64(batchMs)
+        configuration.batchSize = batchSize
+        configuration.spoolCapacity = spoolCapacity
+        configuration.statsInterval = try DurationText.milliseconds(statsInterval, what: "--stats-interval")
+        if let spoolDir {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: spoolDir, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValueError("--spool-dir '\(spoolDir)' is not a folder")
+            }
+            configuration.spoolDirectory = spoolDir
+        }
+        return configuration
+    }
+
+    private func decoderOptions() throws -> AdvertisementDecoder.Options {
+        var options = AdvertisementDecoder.Options()
+        switch addresses {
+        case "stable": options.addresses = .stableOnly
+        case "all": options.addresses = .all
+        case "none": options.addresses = .none
+        default: throw ValueError("--addresses '\(addresses)' is not valid: expected stable, all or none")
+        }
+        if hashAddresses {
+            let secret: String
+            if let hashSecretFile {
+                guard let text = try? String(contentsOfFile: hashSecretFile, encoding: .utf8) else {
+                    throw ValueError("--hash-secret-file '\(hashSecretFile)' cannot be read")
+                }
+                secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            } else {
+                secret = ProcessInfo.processInfo.environment["PRESENCE_HASH_SECRET"] ?? ""
+            }
+            guard secret.count >= 16 else {
+                throw ValueError("--hash-addresses needs a secret of at least 16 characters, from --hash-secret-file or PRESENCE_HASH_SECRET")
+            }
+            options.hashing = AddressHasher(secret: secret)
+        }
+        for prefix in allow + deny where prefix.isEmpty {
+            throw ValueError("--allow/--deny prefix '\(prefix)' is not valid: expected the start of an identity, such as ibeacon:<uuid>")
+        }
+        options.allow = allow
+        options.deny = deny
+        if let minRssi {
+            guard SightingLimits.rssiRange.contains(minRssi) else {
+                throw ValueError("--min-rssi \(minRssi) is not valid: expected dBm from -127 to 20")
+            }
+            options.minimumRSSI = minRssi
+        }
+        options.includeScanResponses = active
+        return options
+    }
+
+    private func pace() throws -> CaptureReplayer.Pace {
+        if speed == "max" { return .asFastAsPossible }
+        guard let factor = Double(speed), factor > 0, factor.isFinite else {
+            throw ValueError("--speed '\(speed)' is not valid: expected a factor above 0 (such as 1, 2, 10) or 'max'")
+        }
+        return .speed(factor)
+    }
+}
 /// Reads a scenario file, with errors that name the file and what is wrong in it.
 enum ScenarioFile {
     static func load(_ path: String) throws -> Scenario {

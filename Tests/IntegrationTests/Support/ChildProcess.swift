@@ -136,3 +136,20 @@ func runTool(_ path: String, _ arguments: [String], environment: [String: String
     }
     return child.stdout
 }
+
+/// A loopback TCP port nothing listens on right now.
+func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let rc = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(fd, pointer, length) == 0 ? getsockname(fd, pointer, &length) : -1
+        }
+    }
+    guard rc == 0 else { throw TestSetupError(message: "cannot find a free port: errno \(errno)") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}

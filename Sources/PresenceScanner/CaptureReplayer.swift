@@ -1,0 +1,115 @@
+import Logging
+import PresenceCore
+import ServiceLifecycle
+
+/// A scanner node replaying a btsnoop capture instead of a radio: the capture's HCI events go
+/// through the same decoder, batcher and publisher. Records are paced as captured (or `speed`
+/// times faster, their timestamps compressed alike, the first one being "now"), or sent as fast as
+/// possible (dated when sent), unless `keepTime` keeps the capture's own clock. It ends once every
+/// batch has been published and acknowledged.
+public final class CaptureReplayer: Service {
+    /// How fast to replay.
+    public enum Pace: Sendable, Equatable {
+        case speed(Double)
+        case asFastAsPossible
+    }
+
+    private enum Finished: Sendable {
+        case publishing, other
+    }
+
+    private let node: String
+    private let configuration: ScannerConfiguration
+    private let capture: [UInt8]
+    private let source: String
+    private let pace: Pace
+    private let keepTime: Bool
+    private let options: AdvertisementDecoder.Options
+    private let logger: Logger
+
+    /// `capture` is the file's bytes; `source` names it in the node's status.
+    public init(node: String, configuration: ScannerConfiguration, capture: [UInt8], source: String, pace: Pace, keepTime: Bool,
+                options: AdvertisementDecoder.Options, logger: Logger) throws {
+        _ = try BTSnoopReader(capture)
+        self.node = node
+        self.configuration = configuration
+        self.capture = capture
+        self.source = source
+        self.pace = pace
+        self.keepTime = keepTime
+        self.options = options
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let started = WallClock.milliseconds()
+        var reader = try BTSnoopReader(capture)
+        let publisher = try NodePublisher(node: node, configuration: configuration, adapter: "btsnoop:\(source)", started: started, logger: logger)
+        try publisher.start()
+        var reports = ReportBatcher(node: node, configuration: configuration, options: options)
+        var events = 0
+        await withTaskGroup(of: Finished.self) { group in
+            group.addTask {
+                await publisher.run()
+                return .publishing
+            }
+            group.addTask {
+                // On SIGTERM, give the broker a few seconds more, then stop waiting for it.
+                guard (try? await gracefulShutdown()) != nil else { return .other }
+                try? await Task.sleep(for: .seconds(5))
+                await publisher.stop()
+                return .other
+            }
+            var first: Int64?
+            var statsAt = started
+            while !Task.isCancelledOrShuttingDown, let event = reader.nextHCIEvent() {
+                let captured = event.unixMicroseconds / 1000
+                let origin = first ?? captured
+                first = origin
+                let offset = captured - origin
+                if case .speed(let factor) = pace {
+                    let due = started + Int64(Double(offset) / factor)
+                    let wait = due - WallClock.milliseconds()
+                    if wait > 0 {
+                        do {
+                            try await Task.sleep(for: .milliseconds(wait))
+                        } catch {
+                            break
+                        }
+                    }
+                }
+                let now = WallClock.milliseconds()
+                let ts: Int64
+                switch (keepTime, pace) {
+                case (true, _): ts = captured
+                case (false, .speed(let factor)): ts = started + Int64(Double(offset) / factor)
+                case (false, .asFastAsPossible): ts = now
+                }
+                events += 1
+                for batch in reports.take(event: event.packet, ts: ts, now: now) { publisher.submit(batch) }
+                if let batch = reports.due(at: now) { publisher.submit(batch) }
+                if now - statsAt >= configuration.statsInterval {
+                    let stats = reports.statistics(node: node, uptime: now - started, interval: now - statsAt)
+                    statsAt = now
+                    group.addTask {
+                        await publisher.publishStats(stats)
+                        return .other
+                    }
+                }
+            }
+            if let truncation = reader.truncation {
+                logger.warning("the capture ends with a truncated record", metadata: ["detail": "\(truncation)"])
+            }
+            let now = WallClock.milliseconds()
+            if let batch = reports.drain(at: now) { publisher.submit(batch) }
+            await publisher.publishStats(reports.statistics(node: node, uptime: now - started, interval: max(1, now - statsAt)))
+            publisher.finish()
+            while let finished = await group.next() {
+                if finished == .publishing { group.cancelAll() }
+            }
+        }
+        logger.notice("capture replayed", metadata: ["events": "\(events)", "sightings": "\(reports.sightingCount)",
+                                                    "published": "\(publisher.counters.published)", "dropped": "\(reports.decoder.statistics.dropped)"])
+        await publisher.stop()
+    }
+}
