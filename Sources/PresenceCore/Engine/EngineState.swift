@@ -114,6 +114,8 @@ struct UserTrack: Sendable {
     var links: [Link] = []
     var presence: Presence?
     var candidate: Candidate?
+    /// Since when another beacon has been nearer than the current one, margin or not.
+    var nearer: Candidate?
     var graceUntil: Int64?
     /// When the last session ended by timeout: a later enter is not dated before it.
     var lastExit: Int64?

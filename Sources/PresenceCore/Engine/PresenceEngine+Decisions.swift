@@ -126,6 +126,11 @@ extension PresenceEngine {
         let scores = nearest(track, at: time)
         if let presence = track.presence {
             let current = scores.current?.pathLoss ?? .infinity
+            if let other = scores.elsewhere, other.pathLoss < current {
+                if track.nearer?.beacon != other.beacon { track.nearer = Candidate(beacon: other.beacon, since: time, sightings: 0) }
+            } else {
+                track.nearer = nil
+            }
             guard let challenger = scores.elsewhere, challenger.pathLoss + configuration.switchMargin <= current else {
                 track.candidate = nil
                 return
@@ -135,9 +140,10 @@ extension PresenceEngine {
                 return
             }
             guard time - candidate.since >= configuration.switchDwell else { return }
-            // The move is dated to when the other beacon became clearly nearer, not to when the
-            // dwell made it certain (as a timeout exit is dated to the last sighting).
-            let at = max(candidate.since, presence.entered)
+            // The move is dated to when the other beacon became the nearer one (before the margin
+            // and the dwell made it certain), as a timeout exit is dated to the last sighting.
+            let since = track.nearer?.beacon == challenger.beacon ? min(track.nearer?.since ?? candidate.since, candidate.since) : candidate.since
+            let at = max(since, presence.entered)
             events.append(exitEvent(presence, at: at, reason: .moved))
             enter(&track, challenger, at: at, events: &events)
         } else {
@@ -165,6 +171,7 @@ extension PresenceEngine {
                                 lastSeen: link.smoother.lastTime, lastNode: link.node)
         track.presence = presence
         track.candidate = nil
+        track.nearer = nil
         track.graceUntil = nil
         let id = EventID.make(kind: .enter, user: track.user, device: presence.device, beacon: score.beacon, at: time, entered: nil)
         events.append(PresenceEvent(
