@@ -81,7 +81,11 @@ public struct PresenceEngine: Sendable {
     /// timeout, a reading going stale). Until then, advancing changes nothing but `now`.
     public var nextDecisionTime: Int64? {
         if healthChanged { return now }
-        let deadline = tracks.lazy.map(\.deadline).min()
+        var earliest = Int64.max
+        for index in tracks.indices where tracks[index].deadline < earliest {
+            earliest = tracks[index].deadline
+        }
+        let deadline: Int64? = tracks.isEmpty ? nil : earliest
         switch (pending.min?.time, deadline) {
         case (nil, nil): return nil
         case (let observation?, nil): return observation
