@@ -133,7 +133,7 @@ struct AggregatorLoop {
     private mutating func publishPositions() {
         var changes = PresenceBoard.Changes()
         for user in pipeline.engine.presences.keys.sorted() {
-            guard let position = pipeline.position(of: user), let state = board.place(user, at: position) else { continue }
+            guard let position = pipeline.engine.position(of: user), let state = board.place(user, at: position) else { continue }
             changes.users.append(state)
         }
         if !changes.isEmpty { outbox?.submit(.states(changes, deletedBeacons: [])) }

@@ -35,3 +35,25 @@ import Testing
         #expect(PositionEstimator.estimate([]) == nil)
     }
 }
+
+@Suite struct EnginePositionTests {
+    @Test func theEngineEstimatesWhereAUserIsFromTheNodesThatHearThem() throws {
+        let registry = Registry(
+            beacons: [.init(key: "a", x: 0, y: 0), .init(key: "b", x: 10, y: 0), .init(key: "c", x: 0, y: 10)],
+            nodes: [.init(key: "na", beacon: "a", x: 0, y: 0), .init(key: "nb", beacon: "b", x: 10, y: 0), .init(key: "nc", beacon: "c")],
+            users: [.init(key: "alice")], devices: [.init(identity: "mac:00:11:22:33:44:55", user: "alice")])
+        let matcher = ObservationMatcher(registry: registry)
+        var engine = PresenceEngine(now: 0)
+        // About 2 m from a, 8 m from b and c: -59 - 20 log10(d).
+        for t in stride(from: Int64(0), to: 5_000, by: 500) {
+            for (node, rssi) in [("na", -65), ("nb", -77), ("nc", -77)] {
+                let sighting = Sighting(ts: t, id: "mac:00:11:22:33:44:55", rssi: rssi, tx: -59)
+                engine.ingest(try matcher.match(sighting, node: node, time: t).get())
+            }
+            _ = engine.advance(to: t)
+        }
+        let position = try #require(engine.position(of: "alice"))
+        #expect(position.x < 4 && position.y < 4, "\(position)")
+        #expect(engine.position(of: "bob") == nil)
+    }
+}

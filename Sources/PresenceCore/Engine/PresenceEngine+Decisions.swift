@@ -92,12 +92,16 @@ extension PresenceEngine {
         return (overall, current, elsewhere)
     }
 
-    /// Where the user is, from the fresh readings whose fixed end has coordinates, when every
-    /// fresh reading's beacon has coordinates too (else the choice falls back to the signal).
-    func estimatedPosition(_ track: UserTrack, at time: Int64) -> Position? {
+    /// Where the user is, from the fresh readings whose fixed end has coordinates; with
+    /// `requireAll`, only when every fresh reading has them (else the choice of beacon falls back
+    /// to the signal).
+    func estimatedPosition(_ track: UserTrack, at time: Int64, requireAll: Bool = true) -> Position? {
         var anchors: [PositionEstimator.Anchor] = []
         for link in track.links where isFresh(link, at: time) {
-            guard let anchor = link.geometry?.anchor else { return nil }
+            guard let anchor = link.geometry?.anchor else {
+                if requireAll { return nil }
+                continue
+            }
             anchors.append(.init(x: anchor.x, y: anchor.y, floor: anchor.floor, distance: configuration.distance(pathLoss: link.pathLoss)))
         }
         return PositionEstimator.estimate(anchors)

@@ -150,6 +150,12 @@ public struct PresenceEngine: Sendable {
         swap(&track, &tracks[index])
     }
 
+    /// Where `user` is estimated to be, from the fresh readings whose node (or heard beacon) has
+    /// coordinates; nil when none has.
+    public func position(of user: String) -> Position? {
+        trackIndex[user].flatMap { estimatedPosition(tracks[$0], at: now, requireAll: false) }
+    }
+
     /// The track of `user`, created when first needed.
     mutating func trackIndex(for user: String) -> Int {
         if let index = trackIndex[user] { return index }

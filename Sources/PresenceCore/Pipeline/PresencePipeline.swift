@@ -83,26 +83,6 @@ public struct PresencePipeline: Sendable {
         }
     }
 
-    /// Where `user` is estimated to be, from the engine's fresh readings and the coordinates of
-    /// the nodes that hear their tags (or of the beacons their carried scanner hears); nil when
-    /// nothing heard has coordinates.
-    public func position(of user: String) -> Position? {
-        var anchors: [PositionEstimator.Anchor] = []
-        for reading in engine.readings(of: user) {
-            if reading.device.hasPrefix("node:") {
-                guard let beacon = registry.beacons[reading.beacon], let x = beacon.x, let y = beacon.y else { continue }
-                anchors.append(.init(x: x, y: y, floor: beacon.floor, distance: reading.distance))
-            } else if let node = registry.nodes[reading.node] {
-                if let x = node.x, let y = node.y {
-                    anchors.append(.init(x: x, y: y, floor: node.floor, distance: reading.distance))
-                } else if let beacon = registry.beacons[reading.beacon], let x = beacon.x, let y = beacon.y {
-                    anchors.append(.init(x: x, y: y, floor: beacon.floor ?? node.floor, distance: reading.distance))
-                }
-            }
-        }
-        return PositionEstimator.estimate(anchors)
-    }
-
     /// A node's stats (its heartbeat) arrived at `time`.
     public mutating func receiveStats(node: String, at time: Int64) -> [PresenceEvent] {
         let events = advanceClock(to: time)
