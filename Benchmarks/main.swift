@@ -3,6 +3,7 @@
 ///     swift run -c release presence-bench accuracy [options]   engine and baselines against ground truth
 ///     swift run -c release presence-bench decode [options]     advertising-report decoding throughput
 ///     swift run -c release presence-bench replay [options]     pipeline throughput over a recorded day
+///     swift run -c release presence-bench capture --out FILE   a btsnoop capture at a steady report rate
 
 #if canImport(Glibc)
 import Glibc
@@ -14,9 +15,11 @@ case "accuracy":
     AccuracyBenchmark.main(Array(arguments.dropFirst()))
 case "decode":
     DecodeBenchmark.main(Array(arguments.dropFirst()))
+case "capture":
+    CaptureWriter.main(Array(arguments.dropFirst()))
 case "replay":
     ReplayBenchmark.main(Array(arguments.dropFirst()))
 default:
-    print("usage: presence-bench accuracy|decode|replay [options]  (each takes --help)")
+    print("usage: presence-bench accuracy|decode|replay|capture [options]  (each takes --help)")
     exit(arguments.isEmpty ? 0 : 64)
 }

@@ -4,7 +4,7 @@
 # schema test. Safe to run again: it only installs what is missing.
 set -euo pipefail
 
-debs=(mosquitto mosquitto-clients libmosquitto-dev postgresql libpq-dev libbluetooth-dev bluez)
+debs=(mosquitto mosquitto-clients libmosquitto-dev postgresql libpq-dev libbluetooth-dev bluez time)
 missing=()
 for p in "${debs[@]}"; do
   if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then

@@ -69,8 +69,9 @@ public final class CaptureReplayer: Service {
                 let offset = captured - origin
                 if case .speed(let factor) = pace {
                     let due = started + Int64(Double(offset) / factor)
+                    // Sleep only for gaps worth it: records a few ms apart go out together.
                     let wait = due - WallClock.milliseconds()
-                    if wait > 0 {
+                    if wait >= 10 {
                         do {
                             try await Task.sleep(for: .milliseconds(wait))
                         } catch {
