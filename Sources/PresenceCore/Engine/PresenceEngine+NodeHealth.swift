@@ -24,11 +24,6 @@ extension PresenceEngine {
         healthChanged = true
     }
 
-    /// Whether a node's status says it is offline.
-    public func isNodeOffline(_ node: String) -> Bool {
-        nodes[node]?.offlineSince != nil
-    }
-
     /// Whether `node` cannot be trusted to have heard what happened after `since` at `time`: its
     /// status says offline, or it sends heartbeats and has said nothing since then. Only for
     /// `nodeDownHold` after that; then it counts as a node that simply heard nothing.

@@ -114,29 +114,6 @@ public struct PresenceEngine: Sendable {
         return result
     }
 
-    /// What the engine currently believes about one (device, node, beacon) stream.
-    public struct Reading: Sendable, Equatable {
-        public var device: String
-        public var node: String
-        public var beacon: String
-        /// Smoothed RSSI, dBm, and its variance.
-        public var rssi: Double
-        public var variance: Double
-        public var tx: Double
-        public var lastTime: Int64
-        /// Estimated distance, m.
-        public var distance: Double
-    }
-
-    /// The fresh readings of `user`'s devices, sorted by device, node and beacon.
-    public func readings(of user: String) -> [Reading] {
-        guard let index = trackIndex[user] else { return [] }
-        return tracks[index].links.filter { isFresh($0, at: now) }.sorted { $0.key < $1.key }.map { link in
-            Reading(device: link.device, node: link.node, beacon: link.beacon, rssi: link.smoother.value, variance: link.smoother.variance,
-                    tx: link.tx, lastTime: link.smoother.lastTime, distance: configuration.distance(pathLoss: link.pathLoss))
-        }
-    }
-
     /// Moves a track out of the array, so that changing it copies nothing (the array no longer
     /// shares its storage); put it back with `putTrack`.
     mutating func takeTrack(_ index: Int) -> UserTrack {

@@ -87,11 +87,6 @@ public struct ObservationMatcher: Sendable {
         incognitoUntil = registry.users.compactMapValues(\.incognitoUntil)
     }
 
-    /// Whether any sighting from `node` could match.
-    public func knows(node: String) -> Bool {
-        anchors[node] != nil || carriers[node] != nil
-    }
-
     /// The observation a sighting from `node` makes, at `time` (its corrected timestamp).
     public func match(_ sighting: Sighting, node: String, time: Int64) -> Result<Observation, Drop> {
         forNode(node).match(sighting, time: time)
