@@ -89,10 +89,14 @@ struct SessionsCommand: AsyncParsableCommand {
 }
 
 struct VisitsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "visits", abstract: "Unique visitors per beacon per time bucket.")
+    static let configuration = CommandConfiguration(
+        commandName: "visits",
+        abstract: "Unique visitors per beacon per time bucket.",
+        discussion: "A visit counts in the bucket it began in (as presence.visits_30m_v); with --present, in every bucket it overlaps (as presence.occupancy_30m_v).")
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "Bucket length, such as 30m or 1h (aligned to 2000-01-01 UTC).") var bucket = "30m"
     @Option(help: "Only buckets that start within this long ago, such as 1d.") var since: String?
+    @Flag(help: "Count everyone present during a bucket, not only those who arrived in it.") var present = false
     @Flag(help: "One JSON object per line.") var json = false
 
     func run() async throws {
@@ -106,11 +110,12 @@ struct VisitsCommand: AsyncParsableCommand {
                 FROM presence.sessions s, b
                 CROSS JOIN LATERAL generate_series(
                     date_bin(b.width, s.entered_at, TIMESTAMPTZ '2000-01-01 00:00:00+00'),
-                    date_bin(b.width, COALESCE(s.exited_at, now()), TIMESTAMPTZ '2000-01-01 00:00:00+00'),
+                    date_bin(b.width, CASE WHEN $3::boolean THEN COALESCE(s.exited_at, now()) ELSE s.entered_at END,
+                             TIMESTAMPTZ '2000-01-01 00:00:00+00'),
                     b.width) AS g (bucket_start)
                 WHERE $2::bigint IS NULL OR g.bucket_start >= now() - $2::bigint * INTERVAL '1 millisecond'
                 GROUP BY 1, 2 ORDER BY 2, 1
-                """, [Int(bucket), window]).rows
+                """, [Int(bucket), window, present]).rows
         }
         if json {
             for row in rows {

@@ -122,9 +122,13 @@ import Testing
         #expect(sessions.first?.contains(#""entered":1767261600000,"exited":1767264000000,"reason":"timeout","dwell":2400"#) == true)
         #expect(try h.ctlOK("sessions", "--since", "1h", "--json").split(separator: "\n").count == 1)
         let visits = try h.ctlOK("visits", "--json").split(separator: "\n")
-        #expect(visits.prefix(2) == [#"{"beacon":"desk-1","bucket_start":1767261600000,"unique_users":1}"#,
-                                     #"{"beacon":"desk-1","bucket_start":1767263400000,"unique_users":1}"#])
-        #expect(try h.rows("SELECT count(*) FROM presence.visits_30m_v WHERE bucket_start < '2026-01-02'") == ["2"])
+        #expect(visits.count == 2)
+        #expect(visits.first == #"{"beacon":"desk-1","bucket_start":1767261600000,"unique_users":1}"#)
+        let present = try h.ctlOK("visits", "--present", "--json").split(separator: "\n")
+        #expect(present.prefix(2) == [#"{"beacon":"desk-1","bucket_start":1767261600000,"unique_users":1}"#,
+                                      #"{"beacon":"desk-1","bucket_start":1767263400000,"unique_users":1}"#])
+        #expect(try h.rows("SELECT count(*) FROM presence.visits_30m_v WHERE bucket_start < '2026-01-02'") == ["1"])
+        #expect(try h.rows("SELECT count(*) FROM presence.occupancy_30m_v WHERE bucket_start < '2026-01-02'") == ["2"])
         #expect(try h.ctlOK("presence").contains("alice"))
     }
 }
