@@ -31,10 +31,7 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
 
-        .target(
-            name: "PresenceCore",
-            dependencies: [.product(name: "Collections", package: "swift-collections")],
-            swiftSettings: strict),
+        .target(name: "PresenceCore", swiftSettings: strict),
         .target(name: "PresenceMQTT", dependencies: ["CMosquitto", log], swiftSettings: strict),
         .target(name: "PresencePostgres", dependencies: ["CLibPQ", log], swiftSettings: strict),
         .target(name: "PresenceBLE", dependencies: ["CBlueZ", "PresenceCore", log], swiftSettings: strict),

@@ -1,5 +1,3 @@
-import HeapModule
-
 extension PresenceEngine {
     /// Restores a session that was open when the aggregator stopped. The user is not timed out
     /// before `now + resumeGrace`, so that someone still there is heard again first.
@@ -43,7 +41,7 @@ extension PresenceEngine {
                 kept.append(entry)
             }
         }
-        pending = Heap(kept)
+        pending = MinHeap(kept)
     }
 
     private mutating func forget(at time: Int64, link: (Link) -> Bool, presence: (Presence) -> Bool,

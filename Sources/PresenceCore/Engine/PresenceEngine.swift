@@ -1,5 +1,3 @@
-import HeapModule
-
 /// Decides, from observations and the passage of time, where each user is: the pure, clock-free
 /// heart of the pipeline. Observations go in with `ingest`; `advance(to:)` says "the time is now T",
 /// processes every observation up to T in time order and returns the enter and exit events that
@@ -10,7 +8,7 @@ public struct PresenceEngine: Sendable {
     public internal(set) var now: Int64
     public internal(set) var statistics = Statistics()
 
-    var pending = Heap<Pending>()
+    var pending = MinHeap<Pending>()
     var waiting = PendingObservations()
     var arrivals: UInt64 = 0
     /// Users being tracked, in the order they were first heard (so iteration is deterministic).
@@ -45,7 +43,7 @@ public struct PresenceEngine: Sendable {
     public mutating func advance(to time: Int64) -> [PresenceEvent] {
         var events: [PresenceEvent] = []
         while let next = pending.min, next.time <= max(time, now) {
-            _ = pending.removeMin()
+            pending.removeMin()
             guard var observation = waiting.take(next.slot) else { continue }
             if observation.time < now {
                 observation.time = now
