@@ -42,13 +42,12 @@ struct ReplayCommand: AsyncParsableCommand {
                 pipeline = PresencePipeline(configuration: configuration, registry: registry, start: arrival.received)
             }
             lastReceived = max(lastReceived, arrival.received)
-            let payload = Array(line.bindMemory(to: UInt8.self))
             let events: [PresenceEvent]
             switch Topics.nodeMessage(in: arrival.topic) {
             case .sightings(let node):
-                events = pipeline?.receive(payload, node: node, at: arrival.received) ?? []
+                events = pipeline?.receive(line, node: node, at: arrival.received) ?? []
             case .status(let node):
-                let state = ServiceStatus.state(of: payload)
+                let state = ServiceStatus.state(of: Array(line.bindMemory(to: UInt8.self)))
                 events = state.map { pipeline?.receiveStatus(node: node, online: $0 == .online, at: arrival.received) ?? [] } ?? []
             case .stats(let node):
                 events = pipeline?.receiveStats(node: node, at: arrival.received) ?? []

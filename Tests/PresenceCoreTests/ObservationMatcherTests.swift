@@ -21,7 +21,7 @@ import Testing
         ])
 
     @Test func aTagHeardByAnAnchoredNodeIsNearThatBeacon() throws {
-        let matcher = ObservationMatcher(registry: registry)
+        var matcher = ObservationMatcher(registry: registry)
         let o = try matcher.match(Sighting(ts: 5, id: "ibeacon:\(Self.uuid):9:9", rssi: -60, tx: -58), node: "scan-1", time: 5).get()
         #expect(o == Observation(time: 5, user: "alice", device: "ibeacon:\(Self.uuid):9:9", beacon: "booth-1", venue: "expo", node: "scan-1",
                                  rssi: -63, tx: -58, txKnown: true, radius: 3))
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func aCarriedNodeHearingABeaconMatchesTheMostSpecificRegion() throws {
-        let matcher = ObservationMatcher(registry: registry)
+        var matcher = ObservationMatcher(registry: registry)
         func beacon(_ id: String) -> String? {
             try? matcher.match(Sighting(ts: 5, id: id, rssi: -60), node: "badge-1", time: 5).get().beacon
         }
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func everythingElseIsDroppedWithAReason() {
-        let matcher = ObservationMatcher(registry: registry)
+        var matcher = ObservationMatcher(registry: registry)
         func drop(_ id: String, _ node: String, at time: Int64 = 5) -> ObservationMatcher.Drop? {
             if case .failure(let drop) = matcher.match(Sighting(ts: time, id: id, rssi: -60), node: node, time: time) { return drop }
             return nil

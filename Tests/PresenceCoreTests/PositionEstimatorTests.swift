@@ -42,7 +42,7 @@ import Testing
             beacons: [.init(key: "a", x: 0, y: 0), .init(key: "b", x: 10, y: 0), .init(key: "c", x: 0, y: 10)],
             nodes: [.init(key: "na", beacon: "a", x: 0, y: 0), .init(key: "nb", beacon: "b", x: 10, y: 0), .init(key: "nc", beacon: "c")],
             users: [.init(key: "alice")], devices: [.init(identity: "mac:00:11:22:33:44:55", user: "alice")])
-        let matcher = ObservationMatcher(registry: registry)
+        var matcher = ObservationMatcher(registry: registry)
         var engine = PresenceEngine(now: 0)
         // About 2 m from a, 8 m from b and c: -59 - 20 log10(d).
         for t in stride(from: Int64(0), to: 5_000, by: 500) {

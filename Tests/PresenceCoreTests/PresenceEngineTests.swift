@@ -29,6 +29,20 @@ private struct Drive {
 }
 
 @Suite struct PresenceEngineTests {
+    @Test func aLinkDescribedAnewIsTheSameReadingWithTheNewDescription() {
+        var d = Drive()
+        for t in stride(from: Int64(1_000), through: 4_000, by: 1_000) {
+            d.hear("a", rssi: -75, at: t)
+        }
+        #expect(d.summary == ["enter a @1000"])
+        // A registry reload gives beacon a a radius of 3 m; at 16 dB of path loss the tag is about 6 m away.
+        for t in stride(from: Int64(5_000), through: 30_000, by: 1_000) {
+            d.hear("a", rssi: -75, at: t, radius: 3)
+        }
+        #expect(d.engine.tracks.first?.links.count == 1, "one reading per (device, node, beacon), however often it is described")
+        #expect(d.summary == ["enter a @1000", "exit a timeout @4000"], "the new radius applies: later sightings do not qualify")
+    }
+
     @Test func entersWithinTheEnterDwellOfSteadyReception() {
         var d = Drive()
         for t in stride(from: Int64(10_000), through: 13_000, by: 1_000) {

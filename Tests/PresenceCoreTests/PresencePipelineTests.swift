@@ -44,7 +44,7 @@ import Testing
         // The same arrivals, with the engine advanced at every single tick.
         let configuration = PresencePipeline.Configuration()
         var engine = PresenceEngine(configuration: configuration.engine, now: start - configuration.lateness)
-        let matcher = ObservationMatcher(registry: Self.registry)
+        var matcher = ObservationMatcher(registry: Self.registry)
         var viaEveryTick: [PresenceEvent] = []
         var tick = (start / 100 + 1) * 100
         func run(to time: Int64) {

@@ -54,6 +54,7 @@ enum SalDoorDataset {
     }
 
     private static func run(_ path: String, name: String, matcher: ObservationMatcher) throws(DatasetError) -> BenchRun {
+        var matcher = matcher
         let lines = try DatasetFiles.lines(path)
         guard let header = lines.first?.split(separator: ",").map({ String($0) }),
               let labelColumn = header.firstIndex(of: "Label"), header.first == "superframe" else {

@@ -130,7 +130,7 @@ enum TETAMDataset {
             },
             users: [Registry.User(key: user)],
             devices: Set(lines.map(\.beacon)).map { Registry.Device(identity: device($0), user: user) })
-        let matcher = ObservationMatcher(registry: registry)
+        var matcher = ObservationMatcher(registry: registry)
 
         var observations: [Observation] = []
         var truth = StepTimeline<TruthState>(initial: .unknown)

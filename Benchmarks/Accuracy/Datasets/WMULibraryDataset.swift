@@ -96,6 +96,7 @@ enum WMULibraryDataset {
     }
 
     private static func run(_ rows: [Row], number: Int, matcher: ObservationMatcher) -> BenchRun {
+        var matcher = matcher
         var observations: [Observation] = []
         var truth = StepTimeline<TruthState>(initial: .unknown)
         for row in rows {

@@ -9,7 +9,7 @@ enum SimulatedRecording {
 
     static func run(_ scenario: Scenario, name: String, duration: Int64) throws -> BenchRun {
         var simulator = try VenueSimulator(scenario: scenario, start: epoch)
-        let matcher = ObservationMatcher(registry: registry(of: scenario))
+        var matcher = ObservationMatcher(registry: registry(of: scenario))
         var truth: [String: StepTimeline<TruthState>] = [:]
         for person in scenario.people { truth[person.user] = StepTimeline(initial: .nowhere) }
         var observations: [Observation] = []

@@ -77,15 +77,17 @@ struct LinkKey: Comparable, Sendable {
 
 /// One (device, node, beacon) stream: its smoothed RSSI and what the observations said with it.
 struct Link: Sendable {
-    var device: String
-    var node: String
-    var beacon: String
+    /// What the registry says of the stream, as the latest observation carried it.
+    var observed: ObservedLink
     var smoother: RSSISmoother
     var tx: Double
     var txKnown: Bool
-    var radius: Double?
-    var venue: String?
-    var geometry: LinkGeometry?
+
+    var device: String { observed.device }
+    var node: String { observed.node }
+    var beacon: String { observed.beacon }
+    var venue: String? { observed.venue }
+    var radius: Double? { observed.radius }
 
     var key: LinkKey { LinkKey(device: device, node: node, beacon: beacon) }
 

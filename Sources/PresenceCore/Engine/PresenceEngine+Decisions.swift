@@ -16,29 +16,23 @@ extension PresenceEngine {
         expireIfDue(&track, at: observation.time, events: &events)
         let settings = configuration.smoothing
         let linkIndex: Int
-        if let existing = track.links.firstIndex(where: {
-            $0.node == observation.node && $0.beacon == observation.beacon && $0.device == observation.device
-        }) {
+        if let existing = track.links.firstIndex(where: { $0.observed === observation.link })
+            ?? track.links.firstIndex(where: { $0.observed.isSameStream(as: observation.link) }) {
             linkIndex = existing
             track.links[existing].smoother.update(rssi: observation.rssi, at: observation.time, settings: settings)
             track.links[existing].tx = observation.tx
             track.links[existing].txKnown = observation.txKnown
-            track.links[existing].radius = observation.radius
-            track.links[existing].venue = observation.venue
-            track.links[existing].geometry = observation.geometry
+            if track.links[existing].observed !== observation.link { track.links[existing].observed = observation.link }
         } else {
             track.links.append(Link(
-                device: observation.device, node: observation.node, beacon: observation.beacon,
-                smoother: RSSISmoother(rssi: observation.rssi, at: observation.time, settings: settings),
-                tx: observation.tx, txKnown: observation.txKnown, radius: observation.radius, venue: observation.venue,
-                geometry: observation.geometry))
+                observed: observation.link, smoother: RSSISmoother(rssi: observation.rssi, at: observation.time, settings: settings),
+                tx: observation.tx, txKnown: observation.txKnown))
             linkIndex = track.links.count - 1
         }
         if qualifies(track.links[linkIndex]) {
-            if var presence = track.presence, presence.beacon == observation.beacon, observation.time >= presence.lastSeen {
-                presence.lastSeen = observation.time
-                presence.lastNode = observation.node
-                track.presence = presence
+            if track.presence?.beacon == observation.link.beacon, observation.time >= track.presence?.lastSeen ?? .max {
+                track.presence?.lastSeen = observation.time
+                if track.presence?.lastNode != observation.link.node { track.presence?.lastNode = observation.link.node }
             }
             if track.candidate?.beacon == observation.beacon {
                 track.candidate?.sightings += 1
@@ -98,7 +92,7 @@ extension PresenceEngine {
     func estimatedPosition(_ track: UserTrack, at time: Int64, requireAll: Bool = true) -> Position? {
         var anchors: [PositionEstimator.Anchor] = []
         for link in track.links where isFresh(link, at: time) {
-            guard let anchor = link.geometry?.anchor else {
+            guard let anchor = link.observed.anchor else {
                 if requireAll { return nil }
                 continue
             }
@@ -111,7 +105,7 @@ extension PresenceEngine {
     /// log-distance model), so that the switch margin means the same: 4 dB at n = 2 is a beacon
     /// 1.6 times nearer.
     func score(of link: Link, from position: Position) -> Double {
-        guard let place = link.geometry?.place else { return link.pathLoss }
+        guard let place = link.observed.place else { return link.pathLoss }
         let distance = max(0.5, ((position.x - place.x) * (position.x - place.x) + (position.y - place.y) * (position.y - place.y)).squareRoot())
         return 10 * configuration.pathLossExponent * log10(distance)
     }
@@ -184,7 +178,7 @@ extension PresenceEngine {
     }
 
     func expireIfDue(_ track: inout UserTrack, at time: Int64, events: inout [PresenceEvent]) {
-        guard let presence = track.presence, time >= timeoutDeadline(presence, track) else { return }
+        guard time >= timeoutDeadline(of: track), let presence = track.presence else { return }
         events.append(exitEvent(presence, at: presence.lastSeen, reason: .timeout))
         track.lastExit = presence.lastSeen
         track.presence = nil
@@ -200,17 +194,12 @@ extension PresenceEngine {
 
     /// When time alone could next change a decision for this track.
     func deadline(of track: UserTrack) -> Int64 {
-        var earliest = Int64.max
-        if let presence = track.presence {
-            earliest = timeoutDeadline(presence, track)
-        }
+        var earliest = timeoutDeadline(of: track)
         if let candidate = track.candidate {
             earliest = min(earliest, candidate.since + (track.presence == nil ? configuration.enterDwell : configuration.switchDwell))
         }
-        var newest = Int64.min
         var oldest = Int64.max
         for link in track.links {
-            newest = max(newest, link.smoother.lastTime)
             oldest = min(oldest, link.smoother.lastTime)
         }
         if oldest != .max {
@@ -225,14 +214,15 @@ extension PresenceEngine {
         return earliest
     }
 
-    /// When the session times out: the absence timeout after the last qualifying sighting, later
-    /// while a restart's grace lasts, or while the node that last heard the user is suspected down
-    /// (its silence is no evidence that the user left).
-    func timeoutDeadline(_ presence: Presence, _ track: UserTrack) -> Int64 {
-        var deadline = max(presence.lastSeen + configuration.absenceTimeout, track.graceUntil ?? .min)
-        if watchedNodes > 0, let node = presence.lastNode, let health = nodes[node] {
-            let suspectSince = health.offlineSince.map { max($0, presence.lastSeen) } ?? presence.lastSeen
-            if health.offlineSince != nil || (health.heartbeats && health.lastHeard < presence.lastSeen + configuration.heartbeatGrace) {
+    /// When the session times out (never without one): the absence timeout after the last
+    /// qualifying sighting, later while a restart's grace lasts, or while the node that last heard
+    /// the user is suspected down (its silence is no evidence that the user left).
+    func timeoutDeadline(of track: UserTrack) -> Int64 {
+        guard let lastSeen = track.presence?.lastSeen else { return .max }
+        var deadline = max(lastSeen + configuration.absenceTimeout, track.graceUntil ?? .min)
+        if watchedNodes > 0, let node = track.presence?.lastNode, let health = nodes[node] {
+            let suspectSince = health.offlineSince.map { max($0, lastSeen) } ?? lastSeen
+            if health.offlineSince != nil || (health.heartbeats && health.lastHeard < lastSeen + configuration.heartbeatGrace) {
                 deadline = max(deadline, suspectSince + configuration.nodeDownHold + 1)
             }
         }

@@ -48,39 +48,42 @@ public struct PresencePipeline: Sendable {
     /// arrival is taken as the batch's `sent` time, bounded by the pipeline's clock and
     /// `receivedAt`, so that the backlog is decided in its own time rather than all at once now.
     public mutating func receive(_ payload: [UInt8], node: String, at receivedAt: Int64, catchingUp: Bool = false) -> [PresenceEvent] {
+        payload.withUnsafeBytes { receive($0, node: node, at: receivedAt, catchingUp: catchingUp) }
+    }
+
+    /// `receive(_:node:at:catchingUp:)` for a payload that stays where it is (a line of a recording).
+    public mutating func receive(_ bytes: UnsafeRawBufferPointer, node: String, at receivedAt: Int64, catchingUp: Bool = false) -> [PresenceEvent] {
         counters.batches += 1
         var scanned = scratch
         scratch = []
         defer { scratch = scanned }
-        return payload.withUnsafeBytes { bytes -> [PresenceEvent] in
-            let header: SightingBatchDecoder.Header
-            switch SightingBatchDecoder.scan(bytes, topicNode: node, into: &scanned) {
-            case .failure(let rejection):
-                counters.rejectedBatches[rejection.reason, default: 0] += 1
-                lastRejection = rejection
-                return catchingUp ? [] : advanceClock(to: receivedAt)
-            case .success(let scannedHeader):
-                header = scannedHeader
-            }
-            let arrival = catchingUp ? min(receivedAt, max(clock, header.sent)) : receivedAt
-            let events = advanceClock(to: arrival)
-            if !catchingUp { nodeClocks[node, default: NodeClock()].observe(sent: header.sent, arrival: arrival) }
-            engine.nodeHeard(node, at: arrival, heartbeat: false)
-            let correction = nodeClocks[node]?.correction(threshold: configuration.skewThreshold) ?? 0
-            counters.droppedSightings += header.droppedSightings
-            counters.sightings += scanned.count
-            let nodeMatcher = matcher.forNode(node)
-            for sighting in scanned {
-                switch nodeMatcher.match(sighting, in: bytes, time: min(sighting.ts + correction, arrival)) {
-                case .success(let observation):
-                    counters.observations += 1
-                    engine.ingest(observation)
-                case .failure(let drop):
-                    counters.unmatched[drop.rawValue, default: 0] += 1
-                }
-            }
-            return events
+        let header: SightingBatchDecoder.Header
+        switch SightingBatchDecoder.scan(bytes, topicNode: node, into: &scanned) {
+        case .failure(let rejection):
+            counters.rejectedBatches[rejection.reason, default: 0] += 1
+            lastRejection = rejection
+            return catchingUp ? [] : advanceClock(to: receivedAt)
+        case .success(let scannedHeader):
+            header = scannedHeader
         }
+        let arrival = catchingUp ? min(receivedAt, max(clock, header.sent)) : receivedAt
+        let events = advanceClock(to: arrival)
+        if !catchingUp { nodeClocks[node, default: NodeClock()].observe(sent: header.sent, arrival: arrival) }
+        engine.nodeHeard(node, at: arrival, heartbeat: false)
+        let correction = nodeClocks[node]?.correction(threshold: configuration.skewThreshold) ?? 0
+        counters.droppedSightings += header.droppedSightings
+        counters.sightings += scanned.count
+        let heardBy = matcher.node(node)
+        for sighting in scanned {
+            switch matcher.match(sighting, in: bytes, heardBy: heardBy, time: min(sighting.ts + correction, arrival)) {
+            case .success(let observation):
+                counters.observations += 1
+                engine.ingest(observation)
+            case .failure(let drop):
+                counters.unmatched[drop.rawValue, default: 0] += 1
+            }
+        }
+        return events
     }
 
     /// A node's stats (its heartbeat) arrived at `time`.

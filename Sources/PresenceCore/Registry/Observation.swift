@@ -1,61 +1,84 @@
 /// "Device D of user U was heard near beacon B": a sighting matched to the registry, with
-/// everything the engine needs so that it never looks anything up itself.
+/// everything the engine needs so that it never looks anything up itself. What the registry says
+/// of the stream (who, which node, which beacon, where) is one shared `ObservedLink`, so that an
+/// observation is small and copying it touches one reference count.
 public struct Observation: Sendable, Equatable {
     /// When it was heard, ms since the Unix epoch (corrected node time).
     public var time: Int64
-    public var user: String
-    /// Canonical identity of the carried device (a tag, or `node:<key>` for a worn scanner).
-    public var device: String
-    public var beacon: String
-    public var venue: String?
-    /// The node that heard it.
-    public var node: String
     /// Received strength corrected by the node's RSSI offset, dBm.
     public var rssi: Double
     /// Calibrated power at 1 m of the transmitter, dBm.
     public var tx: Double
     /// Whether `tx` came from the frame or the registry rather than the default.
     public var txKnown: Bool
-    /// The beacon's radius, m, if it has one.
-    public var radius: Double?
-    /// Where the fixed end of the radio link and the place are, when known.
-    public var geometry: LinkGeometry?
+    /// The registry's side: shared by every observation of the same (device, node, beacon).
+    public var link: ObservedLink
 
+    public var user: String { link.user }
+    /// Canonical identity of the carried device (a tag, or `node:<key>` for a worn scanner).
+    public var device: String { link.device }
+    public var beacon: String { link.beacon }
+    public var venue: String? { link.venue }
+    /// The node that heard it.
+    public var node: String { link.node }
+    /// The beacon's radius, m, if it has one.
+    public var radius: Double? { link.radius }
     /// Where the fixed end of the radio link is (the node hearing a tag, or the beacon a carried
     /// scanner hears): what a position estimate is made from.
-    public var anchor: Coordinates? { geometry?.anchor }
+    public var anchor: Coordinates? { link.anchor }
     /// Where the beacon (the place) is.
-    public var place: Coordinates? { geometry?.place }
+    public var place: Coordinates? { link.place }
+
+    public init(time: Int64, link: ObservedLink, rssi: Double, tx: Double, txKnown: Bool) {
+        self.time = time
+        self.link = link
+        self.rssi = rssi
+        self.tx = tx
+        self.txKnown = txKnown
+    }
 
     public init(time: Int64, user: String, device: String, beacon: String, venue: String?, node: String,
-                rssi: Double, tx: Double, txKnown: Bool = true, radius: Double? = nil, geometry: LinkGeometry? = nil) {
-        self.time = time
+                rssi: Double, tx: Double, txKnown: Bool = true, radius: Double? = nil) {
+        self.init(time: time, link: ObservedLink(user: user, device: device, beacon: beacon, venue: venue, node: node, radius: radius),
+                  rssi: rssi, tx: tx, txKnown: txKnown)
+    }
+}
+
+/// One (device, node, beacon) radio link as the registry describes it: whose device, which node
+/// hears it near which beacon, the beacon's radius, and where the link's ends are. Immutable and
+/// shared: the matcher makes one per link and hands it to every observation of that link.
+public final class ObservedLink: Sendable, Equatable {
+    public let user: String
+    public let device: String
+    public let beacon: String
+    public let venue: String?
+    public let node: String
+    public let radius: Double?
+    /// Where the fixed end of the link is (the node hearing a tag, or the beacon a carried scanner hears).
+    public let anchor: Coordinates?
+    /// Where the beacon (the place) is.
+    public let place: Coordinates?
+
+    public init(user: String, device: String, beacon: String, venue: String?, node: String, radius: Double? = nil,
+                anchor: Coordinates? = nil, place: Coordinates? = nil) {
         self.user = user
         self.device = device
         self.beacon = beacon
         self.venue = venue
         self.node = node
-        self.rssi = rssi
-        self.tx = tx
-        self.txKnown = txKnown
         self.radius = radius
-        self.geometry = geometry
-    }
-}
-
-/// Where a radio link's fixed end and its place are: shared by every observation of the link,
-/// so that an observation carries one reference rather than two points.
-public final class LinkGeometry: Sendable, Equatable {
-    public let anchor: Coordinates
-    public let place: Coordinates
-
-    public init(anchor: Coordinates, place: Coordinates) {
         self.anchor = anchor
         self.place = place
     }
 
-    public static func == (lhs: LinkGeometry, rhs: LinkGeometry) -> Bool {
-        lhs.anchor == rhs.anchor && lhs.place == rhs.place
+    /// Whether `other` is the same stream (device, node and beacon), whatever else changed.
+    func isSameStream(as other: ObservedLink) -> Bool {
+        self === other || (node == other.node && beacon == other.beacon && device == other.device)
+    }
+
+    public static func == (lhs: ObservedLink, rhs: ObservedLink) -> Bool {
+        lhs === rhs || (lhs.user == rhs.user && lhs.device == rhs.device && lhs.beacon == rhs.beacon && lhs.venue == rhs.venue
+            && lhs.node == rhs.node && lhs.radius == rhs.radius && lhs.anchor == rhs.anchor && lhs.place == rhs.place)
     }
 }
 

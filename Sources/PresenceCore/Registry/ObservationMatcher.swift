@@ -2,6 +2,9 @@
 /// node anchored to a beacon (fixed scanners, carried tags), or a node registered as a device
 /// (`node:<key>`) hearing a beacon's radio identity or region (carried scanners, fixed beacons).
 /// Everything else is dropped with a reason; nothing about unregistered identities is kept.
+///
+/// Each (device, node, beacon) link is described once, by an `ObservedLink` made the first time
+/// the link is heard and shared by its later observations: matching a sighting copies no text.
 public struct ObservationMatcher: Sendable {
     /// Why a sighting became no observation.
     public enum Drop: String, Error, Sendable, CaseIterable {
@@ -16,11 +19,39 @@ public struct ObservationMatcher: Sendable {
     /// The tx power at 1 m assumed when neither the registry nor the frame states one.
     public static let defaultTx = -59.0
 
+    /// A node that can hear something: anchored to a beacon, carried as a device, or both. Look
+    /// it up once per batch with `node(_:)`.
+    public final class HearingNode: Sendable {
+        public let key: String
+        fileprivate let index: Int
+        /// Added to every RSSI the node reports, dB.
+        fileprivate let rssiOffset: Double
+        /// The beacon the node is anchored to, if any.
+        fileprivate let anchor: Anchor?
+        /// The device the node is registered as (`node:<key>`), if any.
+        fileprivate let carrier: Int?
+
+        fileprivate init(key: String, index: Int, rssiOffset: Double, anchor: Anchor?, carrier: Int?) {
+            self.key = key
+            self.index = index
+            self.rssiOffset = rssiOffset
+            self.anchor = anchor
+            self.carrier = carrier
+        }
+    }
+
     /// What an observation needs of a registered device.
-    fileprivate struct DeviceEntry: Sendable {
+    private struct DeviceEntry: Sendable {
         var identity: String
         var user: String
-        var tx: Double?
+    }
+
+    /// What an observation needs of a beacon a carried scanner can hear.
+    private struct BeaconEntry: Sendable {
+        var key: String
+        var venue: String?
+        var radius: Double?
+        var point: Coordinates?
     }
 
     /// A node anchored to a beacon: what observations of the tags it hears need.
@@ -28,137 +59,168 @@ public struct ObservationMatcher: Sendable {
         var beacon: String
         var venue: String?
         var radius: Double?
-        var rssiOffset: Double
-        var geometry: LinkGeometry?
+        var anchor: Coordinates?
+        var place: Coordinates?
     }
 
-    /// A node registered as a device, carried by a user.
-    fileprivate struct Carrier: Sendable {
-        var device: DeviceEntry
-        var rssiOffset: Double
-    }
-
-    fileprivate let devices: [String: Int]
-    fileprivate let deviceEntries: [DeviceEntry]
-    fileprivate let deviceTable: IdentityTable<Int>
-    private let anchors: [String: Anchor]
-    private let carriers: [String: Carrier]
-    private let beaconsByIdentity: [String: Registry.Beacon]
-    fileprivate let beaconGeometry: [String: LinkGeometry]
+    private let deviceEntries: [DeviceEntry]
+    /// Each device's registered tx power, by the index of its entry.
+    private let deviceTx: [Double?]
+    private let devices: [String: Int]
+    private let deviceTable: IdentityTable<Int>
+    private let nodes: [String: HearingNode]
+    private let beaconEntries: [BeaconEntry]
+    /// Each beacon's registered tx power, by the index of its entry.
+    private let beaconTx: [Double?]
+    private let beaconsByIdentity: [String: Int]
+    private let beaconTable: IdentityTable<Int>
     private let hasRegions: Bool
     private let incognitoUntil: [String: Int64]
+    /// The links heard so far, by node, side (device heard by an anchored node, or beacon heard
+    /// by a carried one) and device or beacon.
+    private var links: [UInt64: ObservedLink] = [:]
 
     public init(registry: Registry) {
         let sortedDevices = registry.devices.values.sorted { $0.identity < $1.identity }
-        deviceEntries = sortedDevices.map { DeviceEntry(identity: $0.identity, user: $0.user, tx: $0.tx.map(Double.init)) }
+        deviceEntries = sortedDevices.map { DeviceEntry(identity: $0.identity, user: $0.user) }
+        deviceTx = sortedDevices.map { $0.tx.map(Double.init) }
         devices = Dictionary(uniqueKeysWithValues: sortedDevices.enumerated().map { ($1.identity, $0) })
         deviceTable = IdentityTable(sortedDevices.enumerated().map { ($1.identity, $0) })
-        var anchors: [String: Anchor] = [:]
-        for node in registry.nodes.values {
-            if let key = node.beacon, let beacon = registry.beacons[key] {
-                let nodePoint = Coordinates(x: node.x, y: node.y, floor: node.floor ?? beacon.floor)
-                let beaconPoint = Coordinates(x: beacon.x, y: beacon.y, floor: beacon.floor ?? node.floor)
-                let geometry = (nodePoint ?? beaconPoint).flatMap { point in (beaconPoint ?? nodePoint).map { LinkGeometry(anchor: point, place: $0) } }
-                anchors[node.key] = Anchor(beacon: beacon.key, venue: beacon.venue, radius: beacon.radius, rssiOffset: node.rssiOffset, geometry: geometry)
-            }
+
+        let sortedBeacons = registry.beacons.values.sorted { $0.key < $1.key }
+        beaconEntries = sortedBeacons.map {
+            BeaconEntry(key: $0.key, venue: $0.venue, radius: $0.radius, point: Coordinates(x: $0.x, y: $0.y, floor: $0.floor))
         }
-        self.anchors = anchors
-        var carriers: [String: Carrier] = [:]
-        for device in sortedDevices where device.identity.hasPrefix("node:") {
-            let key = String(device.identity.dropFirst(5))
-            carriers[key] = Carrier(device: DeviceEntry(identity: device.identity, user: device.user, tx: device.tx.map(Double.init)),
-                                    rssiOffset: registry.nodes[key]?.rssiOffset ?? 0)
-        }
-        self.carriers = carriers
-        var byIdentity: [String: Registry.Beacon] = [:]
-        var geometry: [String: LinkGeometry] = [:]
+        beaconTx = sortedBeacons.map { $0.tx.map(Double.init) }
+        var byIdentity: [String: Int] = [:]
         var hasRegions = false
-        for beacon in registry.beacons.values {
-            if let point = Coordinates(x: beacon.x, y: beacon.y, floor: beacon.floor) {
-                geometry[beacon.key] = LinkGeometry(anchor: point, place: point)
-            }
+        for (index, beacon) in sortedBeacons.enumerated() {
             guard let identity = beacon.identity else { continue }
-            byIdentity[identity] = beacon
+            byIdentity[identity] = index
             if (try? Identity(parsing: identity, allowRegion: true))?.isRegion ?? false { hasRegions = true }
         }
         beaconsByIdentity = byIdentity
-        beaconGeometry = geometry
+        beaconTable = IdentityTable(byIdentity.map { ($0.key, $0.value) })
         self.hasRegions = hasRegions
+
+        var nodes: [String: HearingNode] = [:]
+        for (index, node) in registry.nodes.values.sorted(by: { $0.key < $1.key }).enumerated() {
+            var anchor: Anchor?
+            if let key = node.beacon, let beacon = registry.beacons[key] {
+                let nodePoint = Coordinates(x: node.x, y: node.y, floor: node.floor ?? beacon.floor)
+                let beaconPoint = Coordinates(x: beacon.x, y: beacon.y, floor: beacon.floor ?? node.floor)
+                let ends = (nodePoint ?? beaconPoint).flatMap { point in (beaconPoint ?? nodePoint).map { (point, $0) } }
+                anchor = Anchor(beacon: beacon.key, venue: beacon.venue, radius: beacon.radius, anchor: ends?.0, place: ends?.1)
+            }
+            let carrier = devices["node:" + node.key]
+            if anchor != nil || carrier != nil {
+                nodes[node.key] = HearingNode(key: node.key, index: index, rssiOffset: node.rssiOffset, anchor: anchor, carrier: carrier)
+            }
+        }
+        // A scanner registered as a device but not as a node still hears beacons, uncorrected.
+        for (offset, (index, device)) in sortedDevices.enumerated().filter({ $0.1.identity.hasPrefix("node:") }).enumerated() {
+            let key = String(device.identity.dropFirst(5))
+            if nodes[key] == nil {
+                nodes[key] = HearingNode(key: key, index: registry.nodes.count + offset, rssiOffset: 0, anchor: nil, carrier: index)
+            }
+        }
+        self.nodes = nodes
         incognitoUntil = registry.users.compactMapValues(\.incognitoUntil)
     }
 
+    /// The node `key` if it can hear anything: anchored to a beacon or registered as a device.
+    public func node(_ key: String) -> HearingNode? {
+        nodes[key]
+    }
+
     /// The observation a sighting from `node` makes, at `time` (its corrected timestamp).
-    public func match(_ sighting: Sighting, node: String, time: Int64) -> Result<Observation, Drop> {
-        forNode(node).match(sighting, time: time)
+    public mutating func match(_ sighting: Sighting, node: String, time: Int64) -> Result<Observation, Drop> {
+        guard let heard = nodes[node] else { return .failure(.unknownNode) }
+        let device = heard.anchor == nil ? nil : devices[sighting.id]
+        let beacon = needsBeacon(heard, device: device) ? beaconIndex(heard: sighting.id) : nil
+        return match(device: device, beacon: beacon, heardBy: heard, rssi: sighting.rssi, tx: sighting.tx, time: time)
     }
 
-    /// A matcher for the sightings of one node (one batch): the node is looked up once.
-    public func forNode(_ node: String) -> NodeMatcher {
-        NodeMatcher(matcher: self, node: node, anchor: anchors[node], carrier: carriers[node])
-    }
-
-    /// Matches the sightings of one node.
-    public struct NodeMatcher: Sendable {
-        fileprivate let matcher: ObservationMatcher
-        public let node: String
-        fileprivate let anchor: Anchor?
-        fileprivate let carrier: Carrier?
-
-        /// Whether any sighting of this node could match.
-        public var isKnown: Bool { anchor != nil || carrier != nil }
-
-        /// The observation a sighting of this node makes, at `time` (its corrected timestamp).
-        public func match(_ sighting: Sighting, time: Int64) -> Result<Observation, Drop> {
-            match(id: sighting.id, device: matcher.devices[sighting.id], rssi: sighting.rssi, tx: sighting.tx, time: time)
-        }
-
-        /// The observation a scanned sighting of this node makes, its identity looked up by its
-        /// bytes in `payload`.
-        public func match(_ sighting: SightingBatchDecoder.Scanned, in payload: UnsafeRawBufferPointer, time: Int64) -> Result<Observation, Drop> {
-            guard anchor != nil || carrier != nil else { return .failure(.unknownNode) }
-            let device: Int?
+    /// The observation a scanned sighting heard by `node` makes, at `time` (its corrected
+    /// timestamp); its identity is looked up by its bytes in `payload`.
+    public mutating func match(_ sighting: SightingBatchDecoder.Scanned, in payload: UnsafeRawBufferPointer, heardBy node: HearingNode?,
+                               time: Int64) -> Result<Observation, Drop> {
+        guard let node else { return .failure(.unknownNode) }
+        var device: Int?
+        if node.anchor != nil {
             switch sighting.id {
-            case .bytes(let range): device = anchor == nil ? nil : matcher.deviceTable.value(for: UnsafeRawBufferPointer(rebasing: payload[range]))
-            case .text(let text): device = anchor == nil ? nil : matcher.devices[text]
+            case .bytes(let range): device = deviceTable.value(for: UnsafeRawBufferPointer(rebasing: payload[range]))
+            case .text(let text): device = devices[text]
             }
-            if device == nil, carrier == nil { return .failure(.unregistered) }
-            let id = device.map { matcher.deviceEntries[$0].identity } ?? sighting.id.string(in: payload)
-            return match(id: id, device: device, rssi: sighting.rssi, tx: sighting.tx, time: time)
         }
+        var beacon: Int?
+        if needsBeacon(node, device: device) {
+            switch sighting.id {
+            case .bytes(let range):
+                beacon = beaconTable.value(for: UnsafeRawBufferPointer(rebasing: payload[range]))
+                if beacon == nil, hasRegions { beacon = beaconIndex(heard: sighting.id.string(in: payload)) }
+            case .text(let text):
+                beacon = beaconIndex(heard: text)
+            }
+        }
+        return match(device: device, beacon: beacon, heardBy: node, rssi: sighting.rssi, tx: sighting.tx, time: time)
+    }
 
-        private func match(id: String, device index: Int?, rssi: Int, tx frameTx: Int?, time: Int64) -> Result<Observation, Drop> {
-            if let anchor, let index {
-                let device = matcher.deviceEntries[index]
-                if matcher.isIncognito(device.user, at: time) { return .failure(.incognito) }
-                let tx = device.tx ?? frameTx.map(Double.init)
-                return .success(Observation(
-                    time: time, user: device.user, device: device.identity, beacon: anchor.beacon, venue: anchor.venue,
-                    node: node, rssi: Double(rssi) + anchor.rssiOffset, tx: tx ?? ObservationMatcher.defaultTx, txKnown: tx != nil,
-                    radius: anchor.radius, geometry: anchor.geometry))
-            }
-            if let carrier, let beacon = matcher.beacon(heard: id) {
-                if matcher.isIncognito(carrier.device.user, at: time) { return .failure(.incognito) }
-                let tx = beacon.tx.map(Double.init) ?? frameTx.map(Double.init)
-                return .success(Observation(
-                    time: time, user: carrier.device.user, device: carrier.device.identity, beacon: beacon.key, venue: beacon.venue,
-                    node: node, rssi: Double(rssi) + carrier.rssiOffset, tx: tx ?? ObservationMatcher.defaultTx, txKnown: tx != nil,
-                    radius: beacon.radius, geometry: matcher.beaconGeometry[beacon.key]))
-            }
-            return .failure(isKnown ? .unregistered : .unknownNode)
+    /// Whether a sighting of `node` is matched by the beacon it names: the node carries a scanner
+    /// and did not hear a registered device while anchored.
+    private func needsBeacon(_ node: HearingNode, device: Int?) -> Bool {
+        node.carrier != nil && (node.anchor == nil || device == nil)
+    }
+
+    private mutating func match(device index: Int?, beacon beaconIndex: Int?, heardBy node: HearingNode, rssi: Int, tx frameTx: Int?,
+                                time: Int64) -> Result<Observation, Drop> {
+        let key: UInt64
+        let tx: Double?
+        if node.anchor != nil, let index {
+            key = UInt64(node.index) << 33 | UInt64(index)
+            tx = deviceTx[index] ?? frameTx.map(Double.init)
+        } else if node.carrier != nil, let beaconIndex {
+            key = UInt64(node.index) << 33 | 1 << 32 | UInt64(beaconIndex)
+            tx = beaconTx[beaconIndex] ?? frameTx.map(Double.init)
+        } else {
+            return .failure(.unregistered)
         }
+        let link: ObservedLink
+        if let known = links[key] {
+            link = known
+        } else {
+            link = newLink(heardBy: node, device: index, beacon: beaconIndex)
+            links[key] = link
+        }
+        if isIncognito(link.user, at: time) { return .failure(.incognito) }
+        return .success(Observation(time: time, link: link, rssi: Double(rssi) + node.rssiOffset, tx: tx ?? ObservationMatcher.defaultTx,
+                                    txKnown: tx != nil))
+    }
+
+    /// The link of a device heard by an anchored node, or else of a beacon heard by a carried one.
+    private func newLink(heardBy node: HearingNode, device: Int?, beacon: Int?) -> ObservedLink {
+        if let anchor = node.anchor, let device {
+            let entry = deviceEntries[device]
+            return ObservedLink(user: entry.user, device: entry.identity, beacon: anchor.beacon, venue: anchor.venue, node: node.key,
+                                radius: anchor.radius, anchor: anchor.anchor, place: anchor.place)
+        }
+        let entry = deviceEntries[node.carrier ?? 0]
+        let place = beaconEntries[beacon ?? 0]
+        return ObservedLink(user: entry.user, device: entry.identity, beacon: place.key, venue: place.venue, node: node.key,
+                            radius: place.radius, anchor: place.point, place: place.point)
     }
 
     /// The beacon whose identity or region matches `identity` most specifically.
-    public func beacon(heard identity: String) -> Registry.Beacon? {
-        if let beacon = beaconsByIdentity[identity] { return beacon }
+    private func beaconIndex(heard identity: String) -> Int? {
+        if let index = beaconsByIdentity[identity] { return index }
         guard hasRegions else { return nil }
         for region in Identity.enclosingRegions(of: identity) {
-            if let beacon = beaconsByIdentity[region] { return beacon }
+            if let index = beaconsByIdentity[region] { return index }
         }
         return nil
     }
 
-    fileprivate func isIncognito(_ user: String, at time: Int64) -> Bool {
+    private func isIncognito(_ user: String, at time: Int64) -> Bool {
         guard !incognitoUntil.isEmpty else { return false }
         return incognitoUntil[user].map { time < $0 } ?? false
     }
