@@ -99,6 +99,32 @@ import Testing
         #expect(decoded.droppedSightings == bad.count)
     }
 
+    /// Sightings in the scanner's own compact layout take a fast path; the same sighting written
+    /// any other way (keys reordered, spaces) goes through the general reader. Both must agree.
+    @Test(arguments: [
+        (#"{"ts":1763774734050,"id":"ID","rssi":-60}"#, #"{ "rssi" : -60 , "id" : "ID", "ts" : 1763774734050 }"#),
+        (#"{"ts":1763774734050,"id":"ID","rssi":-60,"tx":-59}"#, #"{"tx":-59, "ts":1763774734050,"rssi":-60,"id":"ID"}"#),
+        (#"{"ts":1763774734050,"id":"ID","rssi":-60,"tx":-59,"addr":"c4:7c:8d:6a:2b:01"}"#,
+         #"{"addr":"c4:7c:8d:6a:2b:01","tx":-59,"rssi":-60,"id":"ID","ts":1763774734050}"#),
+        (#"{"ts":1763774734050,"id":"ID","rssi":-60,"tx":null}"#, #"{"ts":1763774734050, "id":"ID", "rssi":-60}"#),
+        (#"{"ts":1763774734050,"id":"ID","rssi":-60,"rssi":-70}"#, #"{"ts":1763774734050,"id":"ID","rssi":-70}"#),
+        (#"{"ts":1763774734050,"id":"mac:c4:7c:8d:6a:2b:0\u0031","rssi":-60}"#, #"{"rssi":-60,"ts":1763774734050,"id":"mac:c4:7c:8d:6a:2b:01"}"#),
+        (#"{"ts":1763774734050,"id":"ID","rssi":-60,"tx":-59,"tlm":{"batt":3000}}"#, #"{"tlm":{"batt":3000},"ts":1763774734050,"id":"ID","rssi":-60,"tx":-59}"#),
+        (#"{"ts":1763774734050,"id":"ID","rssi":-60.0}"#, #"{"rssi":-60.0,"id":"ID","ts":1763774734050}"#),
+        (#"{"ts":1763774734050,"id":"ID","rssi":-600}"#, #"{"rssi":-600,"id":"ID","ts":1763774734050}"#),
+        (#"{"ts":1763774734050,"id":"ID","rssi":-60,"tx":"-59"}"#, #"{"tx":"-59","rssi":-60,"id":"ID","ts":1763774734050}"#),
+        (#"{"ts":1763774734050,"id":"ID","rssi":-60,"addr":7}"#, #"{"addr":7,"rssi":-60,"id":"ID","ts":1763774734050}"#),
+    ])
+    func theCompactLayoutAndAnyOtherDecodeAlike(_ compact: String, _ other: String) throws {
+        func batch(_ sighting: String) -> String {
+            #"{"v":1,"node":"hall-a","seq":3,"sent":1763774734123,"sightings":["# + sighting.split(separator: "ID", omittingEmptySubsequences: false).joined(separator: id) + "]}"
+        }
+        let fast = try decode(batch(compact)).get()
+        let general = try decode(batch(other)).get()
+        #expect(fast == general)
+        #expect(fast.batch.sightings.count + fast.droppedSightings == 1)
+    }
+
     @Test func toleratesNullOptionalFieldsAndUnknownTopLevelFields() throws {
         let text = #"{"v":1,"node":"hall-a","seq":3,"sent":1763774734123,"received":1,"sightings":[{"ts":1763774734050,"id":"\#(id)","rssi":-60,"tx":null,"addr":null}]}"#
         let decoded = try decode(text).get()

@@ -71,6 +71,23 @@ public struct JSONReader {
         return false
     }
 
+    /// Runs `body` as an attempt: when it returns nil or throws, the reader goes back to where it
+    /// was, as if nothing had been read. For fast paths over an expected layout that fall back to
+    /// general reading.
+    public mutating func attempt<T>(_ body: (inout JSONReader) throws(Failure) -> T?) -> T? {
+        let start = position
+        do throws(Failure) {
+            if let value = try body(&self) { return value }
+        } catch {}
+        position = start
+        return nil
+    }
+
+    /// Consumes `literal` (punctuation, a key, a keyword) if it comes next after whitespace.
+    public mutating func consume(_ literal: StaticString) -> Bool {
+        (try? consumeLiteral(literal)) ?? false
+    }
+
     // MARK: Objects and arrays
 
     /// Reads an object, calling `member` with each key (as raw bytes, escapes undone) while the reader

@@ -30,6 +30,8 @@ public struct ObservationMatcher: Sendable {
         fileprivate let anchor: Anchor?
         /// The device the node is registered as (`node:<key>`), if any.
         fileprivate let carrier: Int?
+        /// Whether `anchor` is set (asked for every sighting, without copying the anchor).
+        fileprivate let isAnchored: Bool
 
         fileprivate init(key: String, index: Int, rssiOffset: Double, anchor: Anchor?, carrier: Int?) {
             self.key = key
@@ -37,6 +39,7 @@ public struct ObservationMatcher: Sendable {
             self.rssiOffset = rssiOffset
             self.anchor = anchor
             self.carrier = carrier
+            isAnchored = anchor != nil
         }
     }
 
@@ -136,7 +139,7 @@ public struct ObservationMatcher: Sendable {
     /// The observation a sighting from `node` makes, at `time` (its corrected timestamp).
     public mutating func match(_ sighting: Sighting, node: String, time: Int64) -> Result<Observation, Drop> {
         guard let heard = nodes[node] else { return .failure(.unknownNode) }
-        let device = heard.anchor == nil ? nil : devices[sighting.id]
+        let device = heard.isAnchored ? devices[sighting.id] : nil
         let beacon = needsBeacon(heard, device: device) ? beaconIndex(heard: sighting.id) : nil
         return match(device: device, beacon: beacon, heardBy: heard, rssi: sighting.rssi, tx: sighting.tx, time: time)
     }
@@ -147,7 +150,7 @@ public struct ObservationMatcher: Sendable {
                                time: Int64) -> Result<Observation, Drop> {
         guard let node else { return .failure(.unknownNode) }
         var device: Int?
-        if node.anchor != nil {
+        if node.isAnchored {
             switch sighting.id {
             case .bytes(let range): device = deviceTable.value(for: UnsafeRawBufferPointer(rebasing: payload[range]))
             case .text(let text): device = devices[text]
@@ -169,14 +172,14 @@ public struct ObservationMatcher: Sendable {
     /// Whether a sighting of `node` is matched by the beacon it names: the node carries a scanner
     /// and did not hear a registered device while anchored.
     private func needsBeacon(_ node: HearingNode, device: Int?) -> Bool {
-        node.carrier != nil && (node.anchor == nil || device == nil)
+        node.carrier != nil && (!node.isAnchored || device == nil)
     }
 
     private mutating func match(device index: Int?, beacon beaconIndex: Int?, heardBy node: HearingNode, rssi: Int, tx frameTx: Int?,
                                 time: Int64) -> Result<Observation, Drop> {
         let key: UInt64
         let tx: Double?
-        if node.anchor != nil, let index {
+        if node.isAnchored, let index {
             key = UInt64(node.index) << 33 | UInt64(index)
             tx = deviceTx[index] ?? frameTx.map(Double.init)
         } else if node.carrier != nil, let beaconIndex {

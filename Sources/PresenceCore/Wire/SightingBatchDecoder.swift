@@ -186,44 +186,85 @@ public enum SightingBatchDecoder {
 
     /// One sighting, or nil when it must be dropped (not an object, a value missing or out of range).
     private static func readSighting(_ reader: inout JSONReader, in payload: UnsafeRawBufferPointer) throws(JSONReader.Failure) -> Scanned? {
+        if let fields = reader.attempt({ (reader: inout JSONReader) throws(JSONReader.Failure) in try readCompactSighting(&reader) }) {
+            return fields.validated(in: payload)
+        }
+        return try readAnySighting(&reader)?.validated(in: payload)
+    }
+
+    /// A sighting as the scanner writes it: `{"ts":…,"id":"…","rssi":…}`, then `"tx"` and `"addr"`
+    /// if present, in that order, with integers and plain strings; nil for any other layout, which
+    /// `readAnySighting` reads instead, to the same result.
+    private static func readCompactSighting(_ reader: inout JSONReader) throws(JSONReader.Failure) -> SightingFields? {
+        var fields = SightingFields()
+        guard reader.consume("{\"ts\":"), let ts = try reader.readInteger(),
+              reader.consume(",\"id\":"), case .bytes(let id) = try reader.readStringSpan(),
+              reader.consume(",\"rssi\":"), let rssi = try reader.readInteger() else { return nil }
+        fields.ts = ts
+        fields.id = .bytes(id)
+        fields.rssi = rssi
+        if reader.consume(",\"tx\":") {
+            guard let tx = try reader.readInteger() else { return nil }
+            fields.tx = tx
+            fields.txPresent = true
+        }
+        if reader.consume(",\"addr\":") {
+            guard case .bytes(let addr) = try reader.readStringSpan() else { return nil }
+            fields.addr = .bytes(addr)
+        }
+        return reader.consume("}") ? fields : nil
+    }
+
+    /// A sighting in any layout; nil when it is not an object.
+    private static func readAnySighting(_ reader: inout JSONReader) throws(JSONReader.Failure) -> SightingFields? {
         guard try reader.peekKind() == .object else {
             try reader.skipValue()
             return nil
         }
+        var fields = SightingFields()
+        try reader.readObject { (reader: inout JSONReader, key: JSONKey) throws(JSONReader.Failure) in
+            if key.is("ts") {
+                fields.ts = try readInteger(&reader)
+            } else if key.is("id") {
+                fields.id = try readSpan(&reader)
+            } else if key.is("rssi") {
+                fields.rssi = try readInteger(&reader)
+            } else if key.is("tx") {
+                if try reader.readNull() { return }
+                fields.txPresent = true
+                fields.tx = try readInteger(&reader)
+            } else if key.is("addr") {
+                if try reader.readNull() { return }
+                fields.addr = try readSpan(&reader)
+                if fields.addr == nil { fields.addrIsValid = false }
+            } else {
+                try reader.skipValue()
+            }
+        }
+        return fields
+    }
+
+    /// A sighting's members as read, before the contract's checks.
+    private struct SightingFields {
         var ts: Int64?
         var id: TextSpan?
         var rssi: Int64?
         var tx: Int64?
         var txPresent = false
         var addr: TextSpan?
-        var valid = true
-        try reader.readObject { (reader: inout JSONReader, key: JSONKey) throws(JSONReader.Failure) in
-            if key.is("ts") {
-                ts = try readInteger(&reader)
-            } else if key.is("id") {
-                id = try readSpan(&reader)
-            } else if key.is("rssi") {
-                rssi = try readInteger(&reader)
-            } else if key.is("tx") {
-                if try reader.readNull() { return }
-                txPresent = true
-                tx = try readInteger(&reader)
-            } else if key.is("addr") {
-                if try reader.readNull() { return }
-                addr = try readSpan(&reader)
-                if addr == nil { valid = false }
-            } else {
-                try reader.skipValue()
+        var addrIsValid = true
+
+        /// The sighting, or nil when a value is missing, of the wrong type or out of range.
+        func validated(in payload: UnsafeRawBufferPointer) -> Scanned? {
+            guard addrIsValid,
+                  let ts, SightingLimits.timestampRange.contains(ts),
+                  let id, (1 ... SightingLimits.maximumIdentityLength).contains(id.utf8Count(in: payload)),
+                  let rssi, SightingLimits.rssiRange.contains(Int(clamping: rssi))
+            else { return nil }
+            if txPresent {
+                guard let tx, SightingLimits.txRange.contains(Int(clamping: tx)) else { return nil }
             }
+            return Scanned(ts: ts, id: id, rssi: Int(rssi), tx: tx.map { Int($0) }, addr: addr)
         }
-        guard valid,
-              let ts, SightingLimits.timestampRange.contains(ts),
-              let id, (1 ... SightingLimits.maximumIdentityLength).contains(id.utf8Count(in: payload)),
-              let rssi, SightingLimits.rssiRange.contains(Int(clamping: rssi))
-        else { return nil }
-        if txPresent {
-            guard let tx, SightingLimits.txRange.contains(Int(clamping: tx)) else { return nil }
-        }
-        return Scanned(ts: ts, id: id, rssi: Int(rssi), tx: tx.map { Int($0) }, addr: addr)
     }
 }

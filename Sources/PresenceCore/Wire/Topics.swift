@@ -50,16 +50,25 @@ public struct Topics: Sendable, Equatable {
     /// What a topic of any prefix carries, from its last levels (`…/v1/sightings/{node}`,
     /// `…/v1/nodes/{node}/status`, `…/v1/nodes/{node}/stats`); nil for anything else.
     public static func nodeMessage(in topic: String) -> NodeMessage? {
-        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        guard levels.count >= 3 else { return nil }
-        let last = levels[levels.count - 1], second = levels[levels.count - 2], third = levels[levels.count - 3]
+        let (last, lastSlash) = level(of: topic, endingAt: topic.endIndex)
+        guard let lastSlash else { return nil }
+        let (second, secondSlash) = level(of: topic, endingAt: lastSlash)
+        guard let secondSlash else { return nil }
+        let (third, thirdSlash) = level(of: topic, endingAt: secondSlash)
         if second == "sightings", third == "v1", !last.isEmpty { return .sightings(node: String(last)) }
-        guard levels.count >= 4, third == "nodes", levels[levels.count - 4] == "v1", !second.isEmpty else { return nil }
+        guard let thirdSlash, third == "nodes", level(of: topic, endingAt: thirdSlash).level == "v1", !second.isEmpty else { return nil }
         switch last {
         case "status": return .status(node: String(second))
         case "stats": return .stats(node: String(second))
         default: return nil
         }
+    }
+
+    /// The level of `topic` that ends at `end`, and the `/` before it (nil when it is the first level).
+    private static func level(of topic: String, endingAt end: String.Index) -> (level: Substring, slash: String.Index?) {
+        let slash = topic.utf8[..<end].lastIndex(of: UInt8(ascii: "/"))
+        let start = slash.map { topic.utf8.index(after: $0) } ?? topic.startIndex
+        return (topic[start ..< end], slash)
     }
 
     private func nodeSegment(_ topic: String, after head: String, before tail: String) -> String? {
