@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "PresenceCoreTests", dependencies: ["PresenceCore"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", log],
+            dependencies: ["PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", "PresenceCLI", log],
             swiftSettings: strict),
     ]
 )

@@ -4,11 +4,13 @@ import PresenceCore
 /// How fast the aggregator's pipeline decides over a recording, as `presencectl replay` runs it:
 /// a simulated expo day is recorded in memory (the lines `presencectl record` writes), then
 /// replayed: arrival parsing, batch decoding, registry matching, the engine. Prints observations
-/// per second on one core, and the time and memory spent.
+/// per second on one core, and the time and memory spent. With `--write PATH`, writes the
+/// recording to PATH and its registry as `presencectl` argument lines to PATH.registry instead,
+/// for timing `presencectl replay` itself (`scripts/replay-bench.sh`).
 enum ReplayBenchmark {
     static func main(_ arguments: [String]) {
         if arguments.contains("--help") {
-            print("presence-bench replay [--people N] [--minutes M] [--runs R]   (defaults 60 people, 60 minutes, 3 runs)")
+            print("presence-bench replay [--people N] [--minutes M] [--runs R] [--write PATH]   (defaults 60 people, 60 minutes, 3 runs)")
             return
         }
         let people = value(arguments, "--people") ?? 60
@@ -17,6 +19,10 @@ enum ReplayBenchmark {
         let (lines, registry, observations) = record(people: people, minutes: minutes)
         let bytes = lines.reduce(0) { $0 + $1.count }
         print("recording: \(lines.count) lines, \(observations) sightings, \(bytes / 1_000_000) MB (\(people) people, \(minutes) min, 24 nodes)")
+        if let index = arguments.firstIndex(of: "--write"), index + 1 < arguments.count {
+            write(lines, registry: registry, to: arguments[index + 1])
+            return
+        }
         var rates: [Double] = []
         for run in 1 ... runs {
             let started = monotonicNanoseconds()
@@ -90,6 +96,33 @@ enum ReplayBenchmark {
             users: visitors.map { Registry.User(key: $0.user) },
             devices: visitors.compactMap { person in person.device.map { Registry.Device(identity: $0, user: person.user) } })
         return (lines, registry, count)
+    }
+
+    /// The recording as `presencectl record` writes it, and `presencectl` argument lines that
+    /// register what it needs.
+    private static func write(_ lines: [[UInt8]], registry: Registry, to path: String) {
+        var recording = Data()
+        for line in lines {
+            recording.append(contentsOf: line)
+            recording.append(0x0A)
+        }
+        var commands = registry.venues.keys.sorted().map { "venue add \($0)" }
+        commands += registry.beacons.values.sorted { $0.key < $1.key }.map { beacon in
+            "beacon add \(beacon.key) --venue \(beacon.venue ?? "") --x \(beacon.x ?? 0) --y \(beacon.y ?? 0)"
+        }
+        commands += registry.nodes.values.sorted { $0.key < $1.key }.map { node in
+            "node add \(node.key) --venue \(node.venue ?? "") --beacon \(node.beacon ?? "") --x \(node.x ?? 0) --y \(node.y ?? 0)"
+        }
+        commands += registry.users.keys.sorted().map { "user add \($0)" }
+        commands += registry.devices.values.sorted { $0.identity < $1.identity }.map { "device add \($0.identity) --user \($0.user)" }
+        do {
+            try recording.write(to: URL(fileURLWithPath: path))
+            try Data((commands.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path + ".registry"))
+            print("wrote \(path) and \(path).registry (\(commands.count) presencectl commands)")
+        } catch {
+            print("cannot write \(path): \(error)")
+            exit(1)
+        }
     }
 
     private static func value(_ arguments: [String], _ flag: String) -> Int? {

@@ -4,14 +4,6 @@ import PresenceCLI
 import PresenceCore
 import PresenceStore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
@@ -27,13 +19,13 @@ struct ReplayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try tuning.pipelineConfiguration()
-        let contents = try FileContents(path: file)
+        let contents = try LineFile(path: file)
         let registry = try await withDatabase(connection) { try await $0.loadRegistry() }
         var output = BufferedOutput()
         var pipeline: PresencePipeline?
         var lastReceived: Int64 = 0
         var skipped = 0
-        contents.forEachLine { line in
+        try contents.forEachLine { line in
             guard let arrival = Recording.arrival(of: line) else {
                 skipped += 1
                 return
@@ -66,39 +58,6 @@ struct ReplayCommand: AsyncParsableCommand {
             StandardStreams.error("replayed \(c.batches) batches, \(c.sightings) sightings, \(c.observations) observations: \(c.events) events\(skipped > 0 ? "; skipped \(skipped) lines without arrival" : "")")
         } else {
             StandardStreams.error("no recorded batches in \(file)")
-        }
-    }
-}
-
-/// A whole file read into memory.
-struct FileContents {
-    let bytes: [UInt8]
-
-    init(path: String) throws {
-        guard let file = fopen(path, "rb") else {
-            throw ValueError("file '\(path)' cannot be read: \(String(cString: strerror(errno)))")
-        }
-        defer { fclose(file) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0 ..< count])
-        }
-        self.bytes = bytes
-    }
-
-    /// Calls `body` with each non-empty line, without its newline.
-    func forEachLine(_ body: (UnsafeRawBufferPointer) -> Void) {
-        bytes.withUnsafeBytes { all in
-            var start = 0
-            while start < all.count {
-                var end = start
-                while end < all.count, all[end] != 0x0A { end += 1 }
-                if end > start { body(UnsafeRawBufferPointer(rebasing: all[start ..< end])) }
-                start = end + 1
-            }
         }
     }
 }
