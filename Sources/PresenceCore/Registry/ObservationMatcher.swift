@@ -175,14 +175,24 @@ public struct ObservationMatcher: Sendable {
         node.carrier != nil && (!node.isAnchored || device == nil)
     }
 
+    /// What a sighting matched: a registered device heard by an anchored node, or a beacon heard
+    /// by a carried one (indices into the entries).
+    private enum Heard {
+        case device(Int)
+        case beacon(Int)
+    }
+
     private mutating func match(device index: Int?, beacon beaconIndex: Int?, heardBy node: HearingNode, rssi: Int, tx frameTx: Int?,
                                 time: Int64) -> Result<Observation, Drop> {
+        let heard: Heard
         let key: UInt64
         let tx: Double?
         if node.isAnchored, let index {
+            heard = .device(index)
             key = UInt64(node.index) << 33 | UInt64(index)
             tx = deviceTx[index] ?? frameTx.map(Double.init)
         } else if node.carrier != nil, let beaconIndex {
+            heard = .beacon(beaconIndex)
             key = UInt64(node.index) << 33 | 1 << 32 | UInt64(beaconIndex)
             tx = beaconTx[beaconIndex] ?? frameTx.map(Double.init)
         } else {
@@ -192,7 +202,8 @@ public struct ObservationMatcher: Sendable {
         if let known = links[key] {
             link = known
         } else {
-            link = newLink(heardBy: node, device: index, beacon: beaconIndex)
+            guard let made = newLink(heard, by: node) else { return .failure(.unregistered) }
+            link = made
             links[key] = link
         }
         if isIncognito(link.user, at: time) { return .failure(.incognito) }
@@ -200,17 +211,21 @@ public struct ObservationMatcher: Sendable {
                                     txKnown: tx != nil))
     }
 
-    /// The link of a device heard by an anchored node, or else of a beacon heard by a carried one.
-    private func newLink(heardBy node: HearingNode, device: Int?, beacon: Int?) -> ObservedLink {
-        if let anchor = node.anchor, let device {
-            let entry = deviceEntries[device]
-            return ObservedLink(user: entry.user, device: entry.identity, beacon: anchor.beacon, venue: anchor.venue, node: node.key,
+    /// The description of a link heard for the first time.
+    private func newLink(_ heard: Heard, by node: HearingNode) -> ObservedLink? {
+        switch heard {
+        case .device(let index):
+            guard let anchor = node.anchor else { return nil }
+            let device = deviceEntries[index]
+            return ObservedLink(user: device.user, device: device.identity, beacon: anchor.beacon, venue: anchor.venue, node: node.key,
                                 radius: anchor.radius, anchor: anchor.anchor, place: anchor.place)
+        case .beacon(let index):
+            guard let carrier = node.carrier else { return nil }
+            let device = deviceEntries[carrier]
+            let beacon = beaconEntries[index]
+            return ObservedLink(user: device.user, device: device.identity, beacon: beacon.key, venue: beacon.venue, node: node.key,
+                                radius: beacon.radius, anchor: beacon.point, place: beacon.point)
         }
-        let entry = deviceEntries[node.carrier ?? 0]
-        let place = beaconEntries[beacon ?? 0]
-        return ObservedLink(user: entry.user, device: entry.identity, beacon: place.key, venue: place.venue, node: node.key,
-                            radius: place.radius, anchor: place.point, place: place.point)
     }
 
     /// The beacon whose identity or region matches `identity` most specifically.
