@@ -14,10 +14,12 @@ import Testing
         let table = IdentityTable(Self.keys.enumerated().map { ($1, $0) })
         for (index, key) in Self.keys.enumerated() {
             #expect(Array(key.utf8).withUnsafeBytes { table.value(for: $0) } == index, "\(key)")
+            #expect(table.value(for: key) == index, "\(key) as text")
         }
         for absent in ["ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:9:500", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:9:",
                        "mac:c4:7c:8d:6a:2b:03", String(repeating: "x", count: 41), "", "node:badge-10"] {
             #expect(Array(absent.utf8).withUnsafeBytes { table.value(for: $0) } == nil, "\(absent)")
+            #expect(table.value(for: absent) == nil, "\(absent) as text")
         }
     }
 

@@ -54,6 +54,12 @@ struct IdentityTable<Value: Sendable>: Sendable {
         return nil
     }
 
+    /// The value stored for exactly this text, if any.
+    func value(for text: String) -> Value? {
+        var text = text
+        return text.withUTF8 { value(for: UnsafeRawBufferPointer($0)) }
+    }
+
     private func matches(_ index: Int, _ bytes: UnsafeRawBufferPointer) -> Bool {
         guard Int(lengths[index]) == bytes.count else { return false }
         guard let base = bytes.baseAddress else { return bytes.isEmpty }

@@ -69,13 +69,11 @@ public struct ObservationMatcher: Sendable {
     private let deviceEntries: [DeviceEntry]
     /// Each device's registered tx power, by the index of its entry.
     private let deviceTx: [Double?]
-    private let devices: [String: Int]
     private let deviceTable: IdentityTable<Int>
     private let nodes: [String: HearingNode]
     private let beaconEntries: [BeaconEntry]
     /// Each beacon's registered tx power, by the index of its entry.
     private let beaconTx: [Double?]
-    private let beaconsByIdentity: [String: Int]
     private let beaconTable: IdentityTable<Int>
     private let hasRegions: Bool
     private let incognitoUntil: [String: Int64]
@@ -87,7 +85,6 @@ public struct ObservationMatcher: Sendable {
         let sortedDevices = registry.devices.values.sorted { $0.identity < $1.identity }
         deviceEntries = sortedDevices.map { DeviceEntry(identity: $0.identity, user: $0.user) }
         deviceTx = sortedDevices.map { $0.tx.map(Double.init) }
-        devices = Dictionary(uniqueKeysWithValues: sortedDevices.enumerated().map { ($1.identity, $0) })
         deviceTable = IdentityTable(sortedDevices.enumerated().map { ($1.identity, $0) })
 
         let sortedBeacons = registry.beacons.values.sorted { $0.key < $1.key }
@@ -102,7 +99,6 @@ public struct ObservationMatcher: Sendable {
             byIdentity[identity] = index
             if (try? Identity(parsing: identity, allowRegion: true))?.isRegion ?? false { hasRegions = true }
         }
-        beaconsByIdentity = byIdentity
         beaconTable = IdentityTable(byIdentity.map { ($0.key, $0.value) })
         self.hasRegions = hasRegions
 
@@ -115,7 +111,7 @@ public struct ObservationMatcher: Sendable {
                 let ends = (nodePoint ?? beaconPoint).flatMap { point in (beaconPoint ?? nodePoint).map { (point, $0) } }
                 anchor = Anchor(beacon: beacon.key, venue: beacon.venue, radius: beacon.radius, anchor: ends?.0, place: ends?.1)
             }
-            let carrier = devices["node:" + node.key]
+            let carrier = deviceTable.value(for: "node:" + node.key)
             if anchor != nil || carrier != nil {
                 nodes[node.key] = HearingNode(key: node.key, index: index, rssiOffset: node.rssiOffset, anchor: anchor, carrier: carrier)
             }
@@ -139,7 +135,7 @@ public struct ObservationMatcher: Sendable {
     /// The observation a sighting from `node` makes, at `time` (its corrected timestamp).
     public mutating func match(_ sighting: Sighting, node: String, time: Int64) -> Result<Observation, Drop> {
         guard let heard = nodes[node] else { return .failure(.unknownNode) }
-        let device = heard.isAnchored ? devices[sighting.id] : nil
+        let device = heard.isAnchored ? deviceTable.value(for: sighting.id) : nil
         let beacon = needsBeacon(heard, device: device) ? beaconIndex(heard: sighting.id) : nil
         return match(device: device, beacon: beacon, heardBy: heard, rssi: sighting.rssi, tx: sighting.tx, time: time)
     }
@@ -153,7 +149,7 @@ public struct ObservationMatcher: Sendable {
         if node.isAnchored {
             switch sighting.id {
             case .bytes(let range): device = deviceTable.value(for: UnsafeRawBufferPointer(rebasing: payload[range]))
-            case .text(let text): device = devices[text]
+            case .text(let text): device = deviceTable.value(for: text)
             }
         }
         var beacon: Int?
@@ -230,10 +226,10 @@ public struct ObservationMatcher: Sendable {
 
     /// The beacon whose identity or region matches `identity` most specifically.
     private func beaconIndex(heard identity: String) -> Int? {
-        if let index = beaconsByIdentity[identity] { return index }
+        if let index = beaconTable.value(for: identity) { return index }
         guard hasRegions else { return nil }
         for region in Identity.enclosingRegions(of: identity) {
-            if let index = beaconsByIdentity[region] { return index }
+            if let index = beaconTable.value(for: region) { return index }
         }
         return nil
     }
