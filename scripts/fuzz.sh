@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Fuzzes the frame parsers (HCI events, AD structures, beacon frames, the decoder and its policies,
-# btsnoop) with libFuzzer and AddressSanitizer for SECONDS (default 300):
+# btsnoop) and the aggregator's pure path (topic dispatch, the SightingBatch decoder, the pipeline
+# with its engine, on messages of every node topic from registered, unregistered and malformed
+# nodes, at any time) with libFuzzer and AddressSanitizer, for SECONDS (default 300) or RUNS inputs:
 #
-#   scripts/fuzz.sh [SECONDS]
+#   scripts/fuzz.sh [SECONDS] [RUNS]
 #
 # Builds the presence-fuzz target in its own folder (.build-fuzz, since sanitizer flags apply to
 # every module), seeds it with every vector of ../shared/data/frames/vectors.json (as it is, as an
 # HCI event without its first byte, and as the length-prefixed event runs the decoder reads) and
-# with Tests/Fixtures/scan.btsnoop. The corpus grows in .build-fuzz/corpus; a crash is saved in
+# with Tests/Fixtures/scan.btsnoop, and the pipeline with a few message sequences (inputs starting
+# with "PIPE", see Fuzz/PipelineFuzz.swift). The corpus grows in .build-fuzz/corpus; a crash is saved in
 # .build-fuzz/artifacts/ and replays with `swift run presence-fuzz FILE`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-300}"
+runs="${2:--1}"
 scratch=.build-fuzz
 
 swift build -c release --scratch-path "$scratch" --product presence-fuzz \
@@ -30,8 +34,20 @@ if vectors.exists():
             (seeds / f"{entry['id']}-{number}").write_bytes(variant)
 else:
     print(f"warning: {vectors} not found; seeding with the capture fixture only", file=sys.stderr)
+# Pipeline seeds: well-formed batches from node-a and the badge, a status, a stats heartbeat, a
+# stranger, and an absolute time at the end of Int64.
+seq = bytearray(b"PIPE")
+for step in range(12):
+    seq += bytes([0x20, 10, 0, 3, 4, 0x82, 0, 0x83, 2, 0x60])
+seq += bytes([0x28, 10, 0, 1, 2, 0x41, 0xC0 & 0xFF])
+seq += bytes([0x01, 0, 0, 18]) + b'{"state":"offline"}'[:18]
+seq += bytes([0x02, 20, 0, 7]) + b'{"v":1}'
+seq += bytes([0x0C, 4, 5]) + b"ghost" + bytes([0, 2]) + b"{}"
+seq += bytes([0x10]) + (2**63 - 1).to_bytes(8, "big") + bytes([0, 0])
+(seeds / "pipeline-walk").write_bytes(bytes(seq))
+(seeds / "pipeline-swap").write_bytes(b"PIPE" + bytes([0xE0, 10, 0, 1, 1, 0x02, 0]) + bytes([0x20, 10, 0, 1, 1, 0x02, 0]))
 PY
 cp Tests/Fixtures/scan.btsnoop "$scratch/seeds/scan.btsnoop"
 
-"$scratch/release/presence-fuzz" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 \
+"$scratch/release/presence-fuzz" -max_total_time="$seconds" -runs="$runs" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
   -artifact_prefix="$scratch/artifacts/" "$scratch/corpus" "$scratch/seeds"

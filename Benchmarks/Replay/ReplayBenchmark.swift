@@ -36,7 +36,7 @@ enum ReplayBenchmark {
                         pipeline = PresencePipeline(configuration: .init(), registry: registry, start: arrival.received)
                     }
                     last = arrival.received
-                    events += pipeline?.receive(raw, node: node, at: arrival.received).count ?? 0
+                    events += pipeline?.receive(raw, node: Substring(node), at: arrival.received).events.count ?? 0
                 }
             }
             events += pipeline?.advanceClock(to: last + 60_000).count ?? 0

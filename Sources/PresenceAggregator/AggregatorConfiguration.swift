@@ -37,6 +37,9 @@ public struct AggregatorConfiguration: Sendable {
 
     public init(broker: MQTTURL, database: PostgresConfiguration, topics: Topics) {
         self.broker = broker
+        var database = database
+        // No call of the aggregator may wait on the database for ever.
+        database.statementTimeout = database.statementTimeout ?? 30_000
         self.database = database
         self.topics = topics
     }

@@ -13,6 +13,8 @@ struct AggregatorLoop {
     var board = PresenceBoard()
     var notifications = NotificationPolicy()
     var outbox: Outbox?
+    /// The MQTT client's counters and the loop queue's drops, for the stats.
+    var inbound: @Sendable () -> (MQTTStatistics, Int) = { (MQTTStatistics(), 0) }
     private var rateLimited = RateLimitedLog()
     private var registryDirty = false
     private var lastRegistryLoad: Int64
@@ -40,29 +42,34 @@ struct AggregatorLoop {
         switch input {
         case .message(let message, let receivedAt):
             let topics = configuration.topics
+            let outcome: PresencePipeline.Outcome
             if let node = topics.nodeOfStatus(message.topic) {
-                guard let state = ServiceStatus.state(of: message.payload) else { return }
-                logger.notice("node status", metadata: ["node": "\(node)", "state": "\(state.rawValue)"])
-                submit(pipeline.receiveStatus(node: node, online: state == .online, at: receivedAt))
+                guard let state = ServiceStatus.state(of: message.payload) else {
+                    rateLimited.warning(logger, key: "status-unreadable", at: receivedAt, "ignored a node status without a state")
+                    return
+                }
+                outcome = pipeline.receiveStatus(node: Substring(node), online: state == .online, at: receivedAt)
+                if outcome.refusal == nil {
+                    rateLimited.notice(logger, key: "status-\(node)", at: receivedAt, "node status",
+                                       metadata: ["node": "\(node)", "state": "\(state.rawValue)"])
+                }
+            } else if let node = topics.nodeOfStats(message.topic) {
+                outcome = pipeline.receiveStats(node: Substring(node), at: receivedAt)
+            } else if let node = topics.nodeOfSightings(message.topic) {
+                lastMessageAt = receivedAt
+                outcome = pipeline.receive(message.payload, node: Substring(node), at: receivedAt, catchingUp: catchingUp)
+                if outcome.refusal == nil, outcome.droppedSightings > 0 {
+                    rateLimited.warning(logger, key: "sightings", at: receivedAt, "dropped invalid sightings from a batch",
+                                        metadata: ["node": "\(node)", "dropped": "\(outcome.droppedSightings)"])
+                }
+            } else {
                 return
             }
-            if let node = topics.nodeOfStats(message.topic) {
-                submit(pipeline.receiveStats(node: node, at: receivedAt))
-                return
+            if let refusal = outcome.refusal {
+                rateLimited.warning(logger, key: "refused-\(refusal.reason)", at: receivedAt, "ignored a message",
+                                    metadata: ["topic": "\(StrangerNodes.displayName(Substring(message.topic), limit: 160))", "reason": "\(refusal)"])
             }
-            guard let node = topics.nodeOfSightings(message.topic) else { return }
-            let rejectedBefore = pipeline.counters.rejectedBatches.values.reduce(0, +)
-            let droppedBefore = pipeline.counters.droppedSightings
-            lastMessageAt = receivedAt
-            let events = pipeline.receive(message.payload, node: node, at: receivedAt, catchingUp: catchingUp)
-            if pipeline.counters.rejectedBatches.values.reduce(0, +) > rejectedBefore, let rejection = pipeline.lastRejection {
-                rateLimited.warning(logger, key: "batch-\(rejection.reason)", at: receivedAt, "dropped a batch",
-                                    metadata: ["node": "\(node)", "reason": "\(rejection)"])
-            } else if pipeline.counters.droppedSightings > droppedBefore {
-                rateLimited.warning(logger, key: "sightings", at: receivedAt, "dropped invalid sightings from a batch",
-                                    metadata: ["node": "\(node)", "dropped": "\(pipeline.counters.droppedSightings - droppedBefore)"])
-            }
-            submit(events)
+            submit(outcome.events)
         case .tick(let now):
             if catchingUp {
                 let caughtUp = now - pipeline.clock <= configuration.catchUpQuiet + configuration.pipeline.lateness
@@ -82,7 +89,9 @@ struct AggregatorLoop {
             if now - statsAt >= configuration.statsInterval {
                 statsAt = now
                 logStatistics()
-                outbox?.submit(.statistics(AggregatorStatistics(pipeline.counters).encoded()))
+                let (mqtt, loopDropped) = inbound()
+                let statistics = AggregatorStatistics(counters: pipeline.counters, strangers: pipeline.strangers, inbound: mqtt, loopDropped: loopDropped)
+                outbox?.submit(.statistics(statistics.encoded()))
             }
         case .registryChanged:
             registryDirty = true

@@ -4,6 +4,7 @@ import PresenceMQTT
 import PresencePostgres
 import PresenceStore
 import ServiceLifecycle
+import Synchronization
 
 /// The aggregator: reads sightings from the broker, decides presence with the pipeline, records
 /// sessions and events in PostgreSQL and publishes events and retained state. On start it resumes
@@ -53,6 +54,8 @@ public final class AggregatorService: Service {
         let listener = PostgresListener(configuration: configuration.database, channels: ["presence_registry"], logger: logger)
         listener.start()
 
+        let loopDrops = DropCounter()
+        loop.inbound = { [mqtt] in (mqtt.statistics, loopDrops.count) }
         let (inputs, feed) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingOldest(200_000))
         async let outboxDone: Void = outbox.run()
         await withGracefulShutdownHandler {
@@ -60,7 +63,7 @@ public final class AggregatorService: Service {
                 group.addTask {
                     for await message in mqtt.messages {
                         if case .dropped = feed.yield(.message(message, receivedAt: WallClock.milliseconds())) {
-                            continue
+                            loopDrops.add()
                         }
                     }
                 }
@@ -146,6 +149,19 @@ public final class AggregatorService: Service {
         guard current >= needed else {
             throw AggregatorError("the database schema is at version \(current) but this aggregator needs \(needed): run `presencectl migrate` first")
         }
+    }
+}
+
+/// Counts inbound messages the decision loop's queue had no room for.
+final class DropCounter: Sendable {
+    private let value = Atomic<Int>(0)
+
+    func add() {
+        value.add(1, ordering: .relaxed)
+    }
+
+    var count: Int {
+        value.load(ordering: .relaxed)
     }
 }
 

@@ -1,13 +1,15 @@
 import PresenceCore
+import PresenceMQTT
 
 /// The aggregator's counters as published on `{p}/v1/aggregator/stats` (an extension of the
-/// contract): batches and sightings taken in, what was dropped and why, events decided.
+/// contract): batches and sightings taken in, what was dropped and why, messages from strangers,
+/// inbound messages dropped for lack of room, events decided.
 struct AggregatorStatistics {
     let counters: PipelineCounters
-
-    init(_ counters: PipelineCounters) {
-        self.counters = counters
-    }
+    let strangers: StrangerNodes
+    let inbound: MQTTStatistics
+    /// Inbound messages the decision loop's queue had no room for.
+    let loopDropped: Int
 
     func encoded() -> [UInt8] {
         var writer = JSONWriter()
@@ -26,6 +28,23 @@ struct AggregatorStatistics {
             }
             w.member("observations", counters.observations)
             w.member("events", counters.events)
+            w.key("strangers")
+            w.object { w in
+                for reason in StrangerNodes.Reason.allCases { w.member(reason.rawValue, strangers.counts[reason] ?? 0) }
+            }
+            w.key("recent_strangers")
+            w.array { w in
+                for entry in strangers.recent.sorted(by: { $0.last > $1.last }) {
+                    w.object { w in
+                        w.member("node", entry.name)
+                        w.member("reason", entry.reason.rawValue)
+                        w.member("count", entry.count)
+                        w.member("last", entry.last)
+                    }
+                }
+            }
+            w.member("inbound_dropped", inbound.droppedInbound + loopDropped)
+            w.member("inbound_dropped_bytes", inbound.droppedInboundBytes)
         }
         return writer.bytes
     }

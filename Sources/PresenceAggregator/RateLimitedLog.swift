@@ -11,8 +11,20 @@ struct RateLimitedLog: Sendable {
         self.interval = interval
     }
 
-    /// Logs `message` under `key` at `time` (ms) unless it was logged for that key too recently.
+    /// Logs `message` at warning level under `key` at `time` (ms) unless it was logged for that
+    /// key too recently. Keys must come from a bounded set (reasons, registered nodes), never
+    /// from what a stranger sends.
     mutating func warning(_ logger: Logger, key: String, at time: Int64, _ message: Logger.Message, metadata: Logger.Metadata = [:]) {
+        log(logger, .warning, key: key, at: time, message, metadata: metadata)
+    }
+
+    /// `warning(_:key:at:_:metadata:)` at notice level.
+    mutating func notice(_ logger: Logger, key: String, at time: Int64, _ message: Logger.Message, metadata: Logger.Metadata = [:]) {
+        log(logger, .notice, key: key, at: time, message, metadata: metadata)
+    }
+
+    private mutating func log(_ logger: Logger, _ level: Logger.Level, key: String, at time: Int64, _ message: Logger.Message,
+                              metadata: Logger.Metadata) {
         if let previous = last[key], time - previous < interval {
             suppressed[key, default: 0] += 1
             return
@@ -20,6 +32,6 @@ struct RateLimitedLog: Sendable {
         var metadata = metadata
         if let count = suppressed.removeValue(forKey: key), count > 0 { metadata["suppressed"] = "\(count)" }
         last[key] = time
-        logger.warning(message, metadata: metadata)
+        logger.log(level: level, message, metadata: metadata)
     }
 }

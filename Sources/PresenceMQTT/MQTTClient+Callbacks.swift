@@ -148,17 +148,21 @@ extension MQTTClient {
         let topic = message.topic.map { String(cString: $0) } ?? ""
         let count = Int(max(0, message.payloadlen))
         let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
-        let result = inbox.yield(MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain))
+        let inbound = MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain)
+        let cost = InboxGauge.cost(of: inbound)
+        let kept = inboxGauge.reserve(cost)
+        if kept, case .dropped = inbox.yield(inbound) { inboxGauge.release(cost) }
         let dropped = state.withLock { state -> Int? in
             state.statistics.received += 1
-            guard case .dropped = result else { return nil }
+            guard !kept else { return nil }
             state.statistics.droppedInbound += 1
+            state.statistics.droppedInboundBytes += cost
             return state.statistics.droppedInbound
         }
         // Logged at the 1st, 10th, 100th... drop: a flood cannot flood the log.
         if let dropped, Self.isPowerOfTen(dropped) {
             logger.warning("MQTT inbox full; dropping inbound messages", metadata: [
-                "dropped": "\(dropped)", "capacity": "\(configuration.inboxCapacity)",
+                "dropped": "\(dropped)", "limit_bytes": "\(configuration.inboxBytes)",
             ])
         }
     }

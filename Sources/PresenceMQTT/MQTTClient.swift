@@ -19,6 +19,7 @@ public final class MQTTClient: @unchecked Sendable {
     let logger: Logger
     let state: Mutex<ClientState>
     let inbox: AsyncStream<MQTTMessage>.Continuation
+    let inboxGauge: InboxGauge
     /// Inbound messages, in arrival order; one consumer; ends after `stop()`.
     public let messages: MQTTMessages
 
@@ -32,10 +33,11 @@ public final class MQTTClient: @unchecked Sendable {
         logger[metadataKey: "mqtt.client"] = "\(configuration.clientID)"
         self.logger = logger
         state = Mutex(ClientState(subscriptions: configuration.subscriptions, maxInFlight: configuration.maxInFlight))
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: MQTTMessage.self, bufferingPolicy: .bufferingOldest(configuration.inboxCapacity))
+        // Unbounded as a stream: the gauge bounds what waits in it, by bytes.
+        let (stream, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
         inbox = continuation
-        messages = MQTTMessages(stream: stream)
+        inboxGauge = InboxGauge(limit: configuration.inboxBytes)
+        messages = MQTTMessages(stream: stream, gauge: inboxGauge)
         installCallbacks()
     }
 
@@ -86,6 +88,7 @@ public final class MQTTClient: @unchecked Sendable {
     public var statistics: MQTTStatistics {
         state.withLock { state in
             var statistics = state.statistics
+            statistics.inboxBytes = inboxGauge.waiting
             statistics.inFlight = state.tracker.inFlight
             statistics.peakInFlight = state.tracker.peakInFlight
             return statistics

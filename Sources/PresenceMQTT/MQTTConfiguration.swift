@@ -29,8 +29,9 @@ public struct MQTTConfiguration: Sendable {
     /// The most QoS 1/2 messages handed to libmosquitto and not yet acknowledged; further
     /// `publish` calls wait. libmosquitto's own queue is unbounded and slows down when long.
     public var maxInFlight = 100
-    /// Unread inbound messages kept; newer ones are dropped (and counted) while it is full.
-    public var inboxCapacity = 100_000
+    /// Bytes of unread inbound messages kept (payload, topic and 64 bytes each); newer messages
+    /// are dropped (and counted) while they would not fit.
+    public var inboxBytes = 64 << 20
     /// A PEM file of CA certificates for `mqtts`; nil uses the operating system's certificates.
     public var caFile: String?
     /// MQTT 5 by default; 3.1.1 for older brokers.
@@ -54,7 +55,7 @@ extension MQTTConfiguration {
             throw bad("reconnectDelayMax \(reconnectDelayMax) is below reconnectDelayMin \(reconnectDelayMin)")
         }
         if maxInFlight < 1 || maxInFlight > 65_535 { throw bad("maxInFlight \(maxInFlight) is not in 1...65535") }
-        if inboxCapacity < 1 { throw bad("inboxCapacity \(inboxCapacity) is below 1") }
+        if inboxBytes < 1 { throw bad("inboxBytes \(inboxBytes) is below 1") }
         if let will { try MQTTClient.validate(will) }
         if let birth { try MQTTClient.validate(birth) }
         for subscription in subscriptions { try MQTTClient.validate(subscription) }

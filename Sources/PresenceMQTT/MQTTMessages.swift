@@ -6,21 +6,28 @@ public struct MQTTMessages: AsyncSequence, Sendable {
     public typealias Failure = Never
 
     let stream: AsyncStream<MQTTMessage>
+    let gauge: InboxGauge
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: stream.makeAsyncIterator())
+        AsyncIterator(base: stream.makeAsyncIterator(), gauge: gauge)
     }
 
     /// Reads the next message, or nil once the client has stopped and the inbox is empty.
     public struct AsyncIterator: AsyncIteratorProtocol {
         var base: AsyncStream<MQTTMessage>.AsyncIterator
+        let gauge: InboxGauge
 
         public mutating func next() async -> MQTTMessage? {
-            await base.next()
+            taken(await base.next())
         }
 
         public mutating func next(isolation actor: isolated (any Actor)?) async -> MQTTMessage? {
-            await base.next(isolation: actor)
+            taken(await base.next(isolation: actor))
+        }
+
+        private func taken(_ message: MQTTMessage?) -> MQTTMessage? {
+            if let message { gauge.release(InboxGauge.cost(of: message)) }
+            return message
         }
     }
 }

@@ -5,19 +5,21 @@ import Foundation
 /// libpq's messages, which can quote the connection string.
 enum ConnectionString {
     /// Defaults the URL may override come before `dbname` (libpq expands the URL in its place and
-    /// later keywords win); what the adapter relies on comes after it: UTF-8, and a session in UTC
-    /// with ISO dates so `timestamptz` text can be parsed. This `options` replaces one in the URL.
+    /// later keywords win): keep-alives and the TCP user timeout. What the adapter relies on comes
+    /// after it: UTF-8, a session in UTC with ISO dates so `timestamptz` text can be parsed, and the
+    /// statement timeout. This `options` replaces one in the URL.
     static func parameters(_ configuration: PostgresConfiguration) -> [(String, String)] {
         [
             ("keepalives", "1"),
             ("keepalives_idle", "30"),
             ("keepalives_interval", "10"),
             ("keepalives_count", "3"),
+            ("tcp_user_timeout", String(configuration.tcpUserTimeout)),
             ("dbname", configuration.url),
             ("application_name", configuration.applicationName),
             ("connect_timeout", String(configuration.connectTimeout)),
             ("client_encoding", "UTF8"),
-            ("options", "-c TimeZone=UTC -c DateStyle=ISO"),
+            ("options", "-c TimeZone=UTC -c DateStyle=ISO" + (configuration.statementTimeout.map { " -c statement_timeout=\($0)" } ?? "")),
         ]
     }
 

@@ -7,6 +7,13 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     public var applicationName: String = "presence"
     /// Seconds allowed for connecting (and for each reconnect); libpq treats values below 2 as 2.
     public var connectTimeout: Int = 5
+    /// The longest a statement may run before the server cancels it, ms; nil for no limit (the
+    /// server's default). Long-running services set one, so that no call can wait for ever.
+    public var statementTimeout: Int64?
+    /// How long sent data may stay unacknowledged before the connection is given up, ms (TCP user
+    /// timeout): a half-open connection then fails instead of blocking. With the keep-alives
+    /// (after 30 s idle, every 10 s, 3 probes) it also bounds how long a dead server goes unnoticed.
+    public var tcpUserTimeout: Int = 30_000
 
     public init(url: String) {
         self.url = url

@@ -26,7 +26,7 @@ struct ReplayCommand: AsyncParsableCommand {
         var lastReceived: Int64 = 0
         var skipped = 0
         try contents.forEachLine { line in
-            guard let arrival = Recording.arrival(of: line) else {
+            guard let arrival = Recording.arrival(of: line), SightingLimits.timestampRange.contains(arrival.received) else {
                 skipped += 1
                 return
             }
@@ -37,12 +37,12 @@ struct ReplayCommand: AsyncParsableCommand {
             let events: [PresenceEvent]
             switch Topics.nodeMessage(in: arrival.topic) {
             case .sightings(let node):
-                events = pipeline?.receive(line, node: node, at: arrival.received) ?? []
+                events = pipeline?.receive(line, node: Substring(node), at: arrival.received).events ?? []
             case .status(let node):
                 let state = ServiceStatus.state(of: Array(line.bindMemory(to: UInt8.self)))
-                events = state.map { pipeline?.receiveStatus(node: node, online: $0 == .online, at: arrival.received) ?? [] } ?? []
+                events = state.map { pipeline?.receiveStatus(node: Substring(node), online: $0 == .online, at: arrival.received).events ?? [] } ?? []
             case .stats(let node):
-                events = pipeline?.receiveStats(node: node, at: arrival.received) ?? []
+                events = pipeline?.receiveStats(node: Substring(node), at: arrival.received).events ?? []
             case nil:
                 skipped += 1
                 events = []

@@ -69,9 +69,103 @@ extension EndToEndTests {
             flag.set()
             _ = try await valid.value
             #expect(aggregator.poll() == nil, "the aggregator died: \(aggregator.stderr.suffix(2000))")
-            #expect(aggregator.stderr.contains("dropped a batch"))
-            let warnings = aggregator.stderr.split(separator: "\n").filter { $0.contains("dropped a batch") }.count
+            #expect(aggregator.stderr.contains("ignored a message"))
+            let warnings = aggregator.stderr.split(separator: "\n").filter { $0.contains("ignored a message") }.count
             #expect(warnings <= 6, "rate limiting let \(warnings) warnings through")
+            #expect(await aggregator.stop() == 0)
+            await bus.stop()
+            await publisher.stop()
+        }
+
+        /// Registers the walk's venue and alice, and bob with his own tag (returned).
+        static func registerWithBob(_ h: PipelineHarness) throws -> String {
+            try AggregatorWalkTests.register(h)
+            try h.ctlOK("user", "add", "bob")
+            let bobTag = "ibeacon:\(AggregatorWalkTests.uuid):7:2"
+            try h.ctlOK("device", "add", bobTag, "--user", "bob")
+            return bobTag
+        }
+
+        /// The resident memory of process `pid`, in KiB (VmRSS).
+        static func residentKiB(_ pid: pid_t) -> Int {
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+            return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+        }
+
+        /// Publishes every message with QoS 1, eight at a time.
+        static func flood(_ publisher: MQTTClient, _ messages: [MQTTMessage]) async throws {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for lane in 0 ..< 8 {
+                    group.addTask {
+                        for index in stride(from: lane, to: messages.count, by: 8) { try await publisher.publish(messages[index]) }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+
+        @Test func extremeNumbersAndInventedNodesNeitherStopNorGrowTheAggregator() async throws {
+            let h = try PipelineHarness("extremes")
+            let bobTag = try Self.registerWithBob(h)
+            let bus = try await h.recorder()
+            let aggregator = try h.startAggregator(["--log-level", "info"])
+            try await bus.wait(15, for: "online") { $0.contains { $0.topic == h.topics.aggregatorStatus } }
+            let publisher = try await h.publisher()
+            let done = Flag()
+            let alice = Self.heartbeat(publisher, h, node: "node-a", while: { !done.isSet })
+            try await bus.wait(15, for: "alice to enter") { messages in
+                messages.contains { $0.topic == h.topics.event(beacon: "booth-a", user: "alice") && $0.text.contains("\"enter\"") }
+            }
+
+            // Numbers at the ends of Int64 (and 0) in sent and ts, on a registered node's topic.
+            let extremes: [Int64] = [.min, .max, 0]
+            var hostile: [MQTTMessage] = []
+            for sent in extremes + [nowMilliseconds()] {
+                for ts in extremes {
+                    let text = #"{"v":1,"node":"node-b","seq":1,"sent":\#(sent),"sightings":[{"ts":\#(ts),"id":"\#(bobTag)","rssi":-50}]}"#
+                    hostile.append(MQTTMessage(topic: h.topics.sightings(node: "node-b"), payload: Array(text.utf8), qos: 1))
+                }
+            }
+            try await Self.flood(publisher, hostile)
+
+            // Thousands of invented nodes, with long names, on every node topic.
+            func inventedNodes(_ round: Int, count: Int) -> [MQTTMessage] {
+                (0 ..< count).flatMap { i -> [MQTTMessage] in
+                    let name = i % 2 == 0 ? "ghost-\(round)-\(i)-" + String(repeating: "x", count: 40) : String(repeating: "Q", count: 300) + "-\(round)-\(i)"
+                    let batch = SightingBatch(node: name, seq: 1, sent: nowMilliseconds(), sightings: [Sighting(ts: nowMilliseconds(), id: bobTag, rssi: -40)])
+                    return [MQTTMessage(topic: h.topics.sightings(node: name), payload: batch.encoded(), qos: 1),
+                            MQTTMessage(topic: h.topics.nodeStatus(node: name), payload: ServiceStatus(state: .offline).encoded(), qos: 1),
+                            MQTTMessage(topic: h.topics.nodeStats(node: name), payload: Array(#"{"v":1}"#.utf8), qos: 1)]
+                }
+            }
+            let perRound = 10_000
+            try await Self.flood(publisher, inventedNodes(0, count: perRound))
+            try await Task.sleep(for: .seconds(2))
+            let before = Self.residentKiB(aggregator.pid)
+            for round in 1 ... 3 { try await Self.flood(publisher, inventedNodes(round, count: perRound)) }
+            try await bus.wait(20, for: "statistics that count every stranger") { messages in
+                guard let stats = messages.last(where: { $0.topic == h.topics.aggregatorStats }),
+                      let object = try? JSONSerialization.jsonObject(with: Data(stats.payload)) as? [String: Any],
+                      let strangers = object["strangers"] as? [String: Int] else { return false }
+                return (strangers["unregistered_node"] ?? 0) + (strangers["bad_node_name"] ?? 0) == 4 * perRound * 3
+            }
+            let after = Self.residentKiB(aggregator.pid)
+            #expect(after - before < 8 * 1024, "resident memory grew from \(before) KiB to \(after) KiB under invented nodes")
+
+            // Valid traffic is decided as before: bob arrives at booth-b.
+            let bob = Self.heartbeat(publisher, h, node: "node-b", id: bobTag, while: { !done.isSet })
+            try await bus.wait(15, for: "bob to enter booth-b") { messages in
+                messages.contains { $0.topic == h.topics.event(beacon: "booth-b", user: "bob") && $0.text.contains("\"enter\"") }
+            }
+            done.set()
+            _ = try await alice.value
+            _ = try await bob.value
+            #expect(aggregator.poll() == nil, "the aggregator died: \(aggregator.stderr.suffix(2000))")
+            let warnings = aggregator.stderr.split(separator: "\n").filter { $0.contains("ignored a message") }.count
+            #expect(warnings <= 12, "rate limiting let \(warnings) warnings through")
+            let events = bus.objects(on: "\(h.prefix)/v1/events/").map { "\($0["event"] ?? "") \($0["user"] ?? "")" }
+            #expect(events == ["enter alice", "enter bob"])
             #expect(await aggregator.stop() == 0)
             await bus.stop()
             await publisher.stop()
@@ -79,10 +173,7 @@ extension EndToEndTests {
 
         @Test func afterKillNineTheAggregatorResumesSessions() async throws {
             let h = try PipelineHarness("restart")
-            try AggregatorWalkTests.register(h)
-            try h.ctlOK("user", "add", "bob")
-            let bobTag = "ibeacon:\(AggregatorWalkTests.uuid):7:2"
-            try h.ctlOK("device", "add", bobTag, "--user", "bob")
+            let bobTag = try Self.registerWithBob(h)
             let bus = try await h.recorder()
             var aggregator = try h.startAggregator()
             let publisher = try await h.publisher()

@@ -175,7 +175,7 @@ import Testing
         let topic = uniqueTopic()
         let subscriber = try makeMQTTClient(broker, "sub") {
             $0.subscriptions = [MQTTSubscription(topic)]
-            $0.inboxCapacity = 10
+            $0.inboxBytes = 10 * (1 + topic.utf8.count + 64)
         }
         let publisher = try makeMQTTClient(broker, "pub")
         try subscriber.start()

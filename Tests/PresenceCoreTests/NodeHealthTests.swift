@@ -13,10 +13,10 @@ import Testing
         var seq: Int64 = 0
         for t in stride(from: from, to: to, by: 500) {
             seq += 1
-            if nodeA { events += pipeline.receive(PresencePipelineTests.batch("node-a", seq: seq, at: t, rssi: -55), node: "node-a", at: t + 20) }
-            if nodeB { events += pipeline.receive(PresencePipelineTests.batch("node-b", seq: seq, at: t, rssi: -75), node: "node-b", at: t + 30) }
+            if nodeA { events += pipeline.receive(PresencePipelineTests.batch("node-a", seq: seq, at: t, rssi: -55), node: "node-a", at: t + 20).events }
+            if nodeB { events += pipeline.receive(PresencePipelineTests.batch("node-b", seq: seq, at: t, rssi: -75), node: "node-b", at: t + 30).events }
             if (t - from) % 5_000 == 0 {
-                for node in stats.sorted() { events += pipeline.receiveStats(node: node, at: t + 40) }
+                for node in stats.sorted() { events += pipeline.receiveStats(node: Substring(node), at: t + 40).events }
             }
         }
         return events
@@ -26,7 +26,7 @@ import Testing
         var pipeline = PresencePipeline(configuration: .init(), registry: PresencePipelineTests.registry, start: Self.start)
         var events = Self.standingAtA(&pipeline, from: Self.start, to: Self.start + 10_000)
         #expect(events.map(\.beacon) == ["a"])
-        events += pipeline.receiveStatus(node: "node-a", online: false, at: Self.start + 10_100)
+        events += pipeline.receiveStatus(node: "node-a", online: false, at: Self.start + 10_100).events
         // node-b keeps hearing her, weakly, for a minute: no move to b, no timeout exit.
         events += Self.standingAtA(&pipeline, from: Self.start + 10_000, to: Self.start + 70_000, nodeA: false)
         #expect(events.map(\.kind) == [.enter])
@@ -41,9 +41,9 @@ import Testing
     @Test func aNodeBackOnlineLetsTheEvidenceSpeakAgain() {
         var pipeline = PresencePipeline(configuration: .init(), registry: PresencePipelineTests.registry, start: Self.start)
         var events = Self.standingAtA(&pipeline, from: Self.start, to: Self.start + 10_000)
-        events += pipeline.receiveStatus(node: "node-a", online: false, at: Self.start + 10_100)
+        events += pipeline.receiveStatus(node: "node-a", online: false, at: Self.start + 10_100).events
         events += Self.standingAtA(&pipeline, from: Self.start + 10_000, to: Self.start + 20_000, nodeA: false)
-        events += pipeline.receiveStatus(node: "node-a", online: true, at: Self.start + 20_100)
+        events += pipeline.receiveStatus(node: "node-a", online: true, at: Self.start + 20_100).events
         // node-a is back and does not hear her: she left; the usual timeout applies from now on.
         events += Self.standingAtA(&pipeline, from: Self.start + 20_000, to: Self.start + 60_000, nodeA: false)
         #expect(events.map(\.kind) == [.enter, .exit, .enter])
@@ -62,7 +62,7 @@ import Testing
         var pipeline = PresencePipeline(configuration: .init(), registry: PresencePipelineTests.registry, start: Self.start)
         var events = Self.standingAtA(&pipeline, from: Self.start, to: Self.start + 10_000, stats: ["node-a", "node-b"])
         for t in stride(from: Self.start + 10_000, to: Self.start + 40_000, by: 5_000) {
-            events += pipeline.receiveStats(node: "node-a", at: t)
+            events += pipeline.receiveStats(node: "node-a", at: t).events
         }
         events += pipeline.advanceClock(to: Self.start + 40_000)
         #expect(events.map(\.kind) == [.enter, .exit])
@@ -77,7 +77,7 @@ import Testing
             let nodeTime = t + skew
             let payload = SightingBatch(node: "node-a", seq: Int64(index), sent: nodeTime + 50,
                                         sightings: [Sighting(ts: nodeTime, id: Self.tag, rssi: -55, tx: -59)]).encoded()
-            events += pipeline.receive(payload, node: "node-a", at: t + 80)
+            events += pipeline.receive(payload, node: "node-a", at: t + 80).events
         }
         events += pipeline.advanceClock(to: Self.start + 12_000)
         #expect(pipeline.nodeClocks["node-a"]?.offset == 30 - skew)

@@ -24,6 +24,16 @@ extension PresenceEngine {
         healthChanged = true
     }
 
+    /// Forgets the health of the nodes `condition` selects (nodes no longer registered).
+    public mutating func forgetNodes(where condition: (String) -> Bool) {
+        let gone = nodes.keys.filter(condition)
+        guard !gone.isEmpty else { return }
+        for node in gone where nodes.removeValue(forKey: node)?.isWatched ?? false {
+            watchedNodes -= 1
+        }
+        healthChanged = true
+    }
+
     /// Whether `node` cannot be trusted to have heard what happened after `since` at `time`: its
     /// status says offline, or it sends heartbeats and has said nothing since then. Only for
     /// `nodeDownHold` after that; then it counts as a node that simply heard nothing.

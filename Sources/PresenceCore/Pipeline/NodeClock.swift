@@ -12,7 +12,7 @@ public struct NodeClock: Sendable, Equatable {
 
     /// Takes one batch's arrival and sent times.
     public mutating func observe(sent: Int64, arrival: Int64) {
-        let difference = arrival - sent
+        let difference = TimeBounds.difference(arrival, sent)
         if recent.count < Self.window {
             recent.append(difference)
         } else {

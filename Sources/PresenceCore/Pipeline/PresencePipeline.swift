@@ -23,8 +23,12 @@ public struct PresencePipeline: Sendable {
     public private(set) var counters = PipelineCounters()
     /// The latest time the clock was moved to (arrival or tick), ms since the epoch.
     public private(set) var clock: Int64
-    /// Each node's clock estimate, by node key.
+    /// Each registered node's clock estimate, by node key.
     public private(set) var nodeClocks: [String: NodeClock] = [:]
+    /// Messages from nodes that are not registered, counted, and the last few names.
+    public private(set) var strangers = StrangerNodes()
+    /// The nodes messages are taken from: registered as nodes, or as `node:` devices.
+    private var registeredNodes: Set<String>
     private var matcher: ObservationMatcher
     private var nextTick: Int64
     /// Reused for every batch's scanned sightings.
@@ -32,9 +36,11 @@ public struct PresencePipeline: Sendable {
 
     /// A pipeline whose clock starts at `start` (ms since the epoch).
     public init(configuration: Configuration, registry: Registry, start: Int64) {
+        let start = TimeBounds.clamped(start)
         self.configuration = configuration
         self.registry = registry
         matcher = ObservationMatcher(registry: registry)
+        registeredNodes = Self.nodeKeys(of: registry)
         let tick = max(1, configuration.tickInterval)
         nextTick = (start / tick + 1) * tick
         clock = start
@@ -43,69 +49,92 @@ public struct PresencePipeline: Sendable {
 
     /// A batch payload arrived on the sightings topic of `node` at `receivedAt`: the clock moves
     /// to its arrival first (returning what that decides), then its observations are taken in.
+    /// Batches from nodes that are not registered, or whose topic segment is not a key, change
+    /// nothing but the stranger counts.
     ///
     /// While `catchingUp` (a restart draining what the broker kept during the downtime), the
     /// arrival is taken as the batch's `sent` time, bounded by the pipeline's clock and
     /// `receivedAt`, so that the backlog is decided in its own time rather than all at once now.
-    public mutating func receive(_ payload: [UInt8], node: String, at receivedAt: Int64, catchingUp: Bool = false) -> [PresenceEvent] {
+    public mutating func receive(_ payload: [UInt8], node: Substring, at receivedAt: Int64, catchingUp: Bool = false) -> Outcome {
         payload.withUnsafeBytes { receive($0, node: node, at: receivedAt, catchingUp: catchingUp) }
     }
 
     /// `receive(_:node:at:catchingUp:)` for a payload that stays where it is (a line of a recording).
-    public mutating func receive(_ bytes: UnsafeRawBufferPointer, node: String, at receivedAt: Int64, catchingUp: Bool = false) -> [PresenceEvent] {
+    public mutating func receive(_ bytes: UnsafeRawBufferPointer, node: Substring, at receivedAt: Int64, catchingUp: Bool = false) -> Outcome {
+        let receivedAt = TimeBounds.clamped(receivedAt)
         counters.batches += 1
+        if let reason = strangerReason(node) {
+            strangers.record(node, reason: reason, at: receivedAt)
+            return Outcome(events: catchingUp ? [] : advanceClock(to: receivedAt), refusal: .stranger(reason))
+        }
+        let key = String(node)
         var scanned = scratch
         scratch = []
         defer { scratch = scanned }
         let header: SightingBatchDecoder.Header
-        switch SightingBatchDecoder.scan(bytes, topicNode: node, into: &scanned) {
+        switch SightingBatchDecoder.scan(bytes, topicNode: key, into: &scanned) {
         case .failure(let rejection):
             counters.rejectedBatches[rejection.reason, default: 0] += 1
-            lastRejection = rejection
-            return catchingUp ? [] : advanceClock(to: receivedAt)
+            return Outcome(events: catchingUp ? [] : advanceClock(to: receivedAt), refusal: .invalid(rejection))
         case .success(let scannedHeader):
             header = scannedHeader
         }
         let arrival = catchingUp ? min(receivedAt, max(clock, header.sent)) : receivedAt
-        let events = advanceClock(to: arrival)
-        if !catchingUp { nodeClocks[node, default: NodeClock()].observe(sent: header.sent, arrival: arrival) }
-        engine.nodeHeard(node, at: arrival, heartbeat: false)
-        let correction = nodeClocks[node]?.correction(threshold: configuration.skewThreshold) ?? 0
+        var outcome = Outcome(events: advanceClock(to: arrival), droppedSightings: header.droppedSightings)
+        if !catchingUp { nodeClocks[key, default: NodeClock()].observe(sent: header.sent, arrival: arrival) }
+        engine.nodeHeard(key, at: arrival, heartbeat: false)
+        let correction = nodeClocks[key]?.correction(threshold: configuration.skewThreshold) ?? 0
         counters.droppedSightings += header.droppedSightings
         counters.sightings += scanned.count
-        let heardBy = matcher.node(node)
+        let heardBy = matcher.node(key)
         for sighting in scanned {
-            switch matcher.match(sighting, in: bytes, heardBy: heardBy, time: min(sighting.ts + correction, arrival)) {
+            let time = min(TimeBounds.sum(sighting.ts, correction), arrival)
+            switch matcher.match(sighting, in: bytes, heardBy: heardBy, time: time) {
             case .success(let observation):
                 counters.observations += 1
+                outcome.observations += 1
                 engine.ingest(observation)
             case .failure(let drop):
                 counters.unmatched[drop.rawValue, default: 0] += 1
             }
         }
-        return events
+        return outcome
     }
 
     /// A node's stats (its heartbeat) arrived at `time`.
-    public mutating func receiveStats(node: String, at time: Int64) -> [PresenceEvent] {
+    public mutating func receiveStats(node: Substring, at time: Int64) -> Outcome {
+        let time = TimeBounds.clamped(time)
+        if let reason = strangerReason(node) {
+            strangers.record(node, reason: reason, at: time)
+            return Outcome(events: advanceClock(to: time), refusal: .stranger(reason))
+        }
         let events = advanceClock(to: time)
-        engine.nodeHeard(node, at: time, heartbeat: true)
-        return events
+        engine.nodeHeard(String(node), at: time, heartbeat: true)
+        return Outcome(events: events)
     }
 
     /// A node's retained status arrived at `time`: offline (its will, or a clean stop) or online.
-    public mutating func receiveStatus(node: String, online: Bool, at time: Int64) -> [PresenceEvent] {
+    public mutating func receiveStatus(node: Substring, online: Bool, at time: Int64) -> Outcome {
+        let time = TimeBounds.clamped(time)
+        if let reason = strangerReason(node) {
+            strangers.record(node, reason: reason, at: time)
+            return Outcome(events: advanceClock(to: time), refusal: .stranger(reason))
+        }
         let events = advanceClock(to: time)
-        engine.setNode(node, offline: !online, at: max(engine.now, time - configuration.lateness))
-        return events
+        engine.setNode(String(node), offline: !online, at: max(engine.now, time - configuration.lateness))
+        return Outcome(events: events)
     }
 
-    /// Why the last rejected batch was rejected, for logs.
-    public private(set) var lastRejection: SightingBatchDecoder.Rejection?
+    /// Why a message from `node` is ignored, or nil for a registered node.
+    private func strangerReason(_ node: Substring) -> StrangerNodes.Reason? {
+        guard Slug.isValid(node) else { return .badNodeName }
+        return registeredNodes.contains(String(node)) ? nil : .unregisteredNode
+    }
 
     /// The clock reached `time`: the engine decides at every grid tick up to it, each time on the
     /// observations older than the watermark (tick minus lateness).
     public mutating func advanceClock(to time: Int64) -> [PresenceEvent] {
+        let time = TimeBounds.clamped(time)
         var events: [PresenceEvent] = []
         let tick = max(1, configuration.tickInterval)
         while nextTick <= time {
@@ -151,6 +180,9 @@ public struct PresencePipeline: Sendable {
         }
         registry = newRegistry
         matcher = ObservationMatcher(registry: newRegistry)
+        registeredNodes = Self.nodeKeys(of: newRegistry)
+        nodeClocks = nodeClocks.filter { registeredNodes.contains($0.key) }
+        engine.forgetNodes { !registeredNodes.contains($0) }
         counters.events += events.count
         return events
     }
@@ -159,7 +191,10 @@ public struct PresencePipeline: Sendable {
     /// device or beacon has gone or whose user is incognito: those end now, with the reason.
     public mutating func resume(_ sessions: [Presence], at time: Int64) -> [PresenceEvent] {
         var events: [PresenceEvent] = []
-        for session in sessions {
+        let time = TimeBounds.clamped(time)
+        for var session in sessions {
+            session.entered = TimeBounds.clamped(session.entered)
+            session.lastSeen = TimeBounds.clamped(session.lastSeen)
             engine.resume(session)
             let user = registry.users[session.user]
             let deviceKnown = registry.devices[session.device] != nil
@@ -171,6 +206,60 @@ public struct PresencePipeline: Sendable {
         }
         counters.events += events.count
         return events
+    }
+}
+
+extension PresencePipeline {
+    /// What one message did: the events deciding up to its arrival produced, and what of it was
+    /// refused or dropped.
+    public struct Outcome: Sendable, Equatable {
+        public var events: [PresenceEvent] = []
+        /// Why the whole message was refused, if it was.
+        public var refusal: Refusal?
+        /// Sightings dropped alone for a missing or out-of-range value.
+        public var droppedSightings = 0
+        /// Sightings that became observations.
+        public var observations = 0
+
+        public init(events: [PresenceEvent] = [], refusal: Refusal? = nil, droppedSightings: Int = 0, observations: Int = 0) {
+            self.events = events
+            self.refusal = refusal
+            self.droppedSightings = droppedSightings
+            self.observations = observations
+        }
+    }
+
+    /// Why a whole message was refused.
+    public enum Refusal: Sendable, Equatable, CustomStringConvertible {
+        /// A batch that breaks the contract.
+        case invalid(SightingBatchDecoder.Rejection)
+        /// A message from a node the registry does not know.
+        case stranger(StrangerNodes.Reason)
+
+        /// A short stable name, for counters and logs.
+        public var reason: String {
+            switch self {
+            case .invalid(let rejection): rejection.reason
+            case .stranger(let reason): reason.rawValue
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .invalid(let rejection): rejection.description
+            case .stranger(.badNodeName): "the topic's node segment is not a key"
+            case .stranger(.unregisteredNode): "the node is not registered"
+            }
+        }
+    }
+
+    /// The keys of every node that may publish: registered nodes and scanners registered as devices.
+    static func nodeKeys(of registry: Registry) -> Set<String> {
+        var keys = Set(registry.nodes.keys)
+        for identity in registry.devices.keys where identity.hasPrefix("node:") {
+            keys.insert(String(identity.dropFirst(5)))
+        }
+        return keys
     }
 }
 

@@ -12,7 +12,7 @@ public struct Slug: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
 
     /// Whether `text` is a valid key.
-    public static func isValid(_ text: String) -> Bool {
+    public static func isValid(_ text: some StringProtocol) -> Bool {
         let bytes = text.utf8
         guard let first = bytes.first, bytes.count <= 64, isLowerAlphanumeric(first) else { return false }
         return bytes.allSatisfy { isLowerAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }

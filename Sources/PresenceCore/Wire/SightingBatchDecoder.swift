@@ -103,7 +103,9 @@ public enum SightingBatchDecoder {
                     if fields.seq.map({ $0 < 0 }) ?? true { fields.rejection = fields.rejection ?? .badField("seq") }
                 } else if key.is("sent") {
                     fields.sent = try readInteger(&reader)
-                    if fields.sent == nil { fields.rejection = fields.rejection ?? .badField("sent") }
+                    if !(fields.sent.map(SightingLimits.timestampRange.contains) ?? false) {
+                        fields.rejection = fields.rejection ?? .badField("sent")
+                    }
                 } else if key.is("sightings") {
                     guard try reader.peekKind() == .array else {
                         try reader.skipValue()

@@ -1,0 +1,134 @@
+import PresenceCore
+
+/// The aggregator's pure path on arbitrary messages: topics of every kind (sightings, status and
+/// stats of registered, unregistered and malformed nodes, and anything else), payloads as given or
+/// as well-formed batches carrying fuzzed numbers, at fuzzed times (the ends of Int64 included),
+/// with registry swaps in between. Nothing may trap, and strangers must leave no state.
+///
+/// Input: "PIPE", then records. A record's first byte `k` says what it is: `k & 3` the topic's kind
+/// (sightings, status, stats, other), `k >> 2 & 3` whose (node-a, node-b, the carried badge, or a
+/// name read from the input), `k & 0x10` an absolute time in the next 8 bytes (else one byte of
+/// 50 ms steps), `k & 0x20` a well-formed batch built from the next bytes (else a length-prefixed
+/// payload), `k & 0xC0 == 0xC0` a registry swap first.
+enum PipelineFuzz {
+    static let magic = Array("PIPE".utf8)
+    static let start: Int64 = 1_763_774_700_000
+    static let tag = "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:1"
+    static let beacon = "ibeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e:2:3"
+    static let identities = [tag, beacon, "ibeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e:2:9", "mac:c4:7c:8d:6a:2b:01", "node:badge"]
+    static let registry = Registry(
+        venues: [.init(key: "expo")],
+        beacons: [.init(key: "a", venue: "expo", x: 0, y: 0, radius: 3), .init(key: "b", venue: "expo", identity: "ibeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e:2", x: 7, y: 0)],
+        nodes: [.init(key: "node-a", beacon: "a", x: 0, y: 0, rssiOffset: -3), .init(key: "node-b", beacon: "b")],
+        users: [.init(key: "alice"), .init(key: "bob", incognitoUntil: start + 30_000)],
+        devices: [.init(identity: tag, user: "alice", tx: -59), .init(identity: "node:badge", user: "bob")])
+    static let smaller: Registry = {
+        var smaller = PipelineFuzz.registry
+        smaller.nodes["node-b"] = nil
+        smaller.users["bob"] = nil
+        smaller.devices["node:badge"] = nil
+        return smaller
+    }()
+
+    /// Built once: each input starts from a copy.
+    static let fresh = PresencePipeline(configuration: .init(), registry: registry, start: start)
+
+    static func run(_ bytes: ArraySlice<UInt8>) {
+        let topics = (try? Topics(prefix: "presence")) ?? { preconditionFailure("the default prefix is valid") }()
+        var input = Cursor(bytes: bytes)
+        var pipeline = fresh
+        var time = start
+        var swapped = false
+        while let k = input.byte() {
+            if k & 0xC0 == 0xC0 {
+                swapped.toggle()
+                _ = pipeline.replaceRegistry(swapped ? smaller : registry, at: time)
+            }
+            time = k & 0x10 != 0 ? input.int64() : TimeBounds.sum(time, Int64(input.byte() ?? 0) * 50)
+            let node: String
+            switch k >> 2 & 3 {
+            case 0: node = "node-a"
+            case 1: node = "node-b"
+            case 2: node = "badge"
+            default: node = String(decoding: input.bytes(Int(input.byte() ?? 0)), as: UTF8.self)
+            }
+            let payload = k & 0x20 != 0 ? batch(node: node, from: &input, at: time) : Array(input.bytes(Int(input.uint16())))
+            let topic: String
+            switch k & 3 {
+            case 0: topic = topics.sightings(node: node)
+            case 1: topic = topics.nodeStatus(node: node)
+            case 2: topic = topics.nodeStats(node: node)
+            default: topic = node
+            }
+            deliver(payload, topic: topic, at: time, to: &pipeline)
+            _ = SightingBatchDecoder.decode(payload, topicNode: node)
+        }
+        _ = pipeline.advanceClock(to: TimeBounds.sum(time, 60_000))
+        precondition(pipeline.nodeClocks.keys.allSatisfy { ["node-a", "node-b", "badge"].contains($0) }, "state kept for a stranger")
+        precondition(pipeline.strangers.recent.count <= StrangerNodes.capacity, "the stranger table grew past its capacity")
+    }
+
+    /// Dispatches by topic as `presencectl replay` does.
+    private static func deliver(_ payload: [UInt8], topic: String, at time: Int64, to pipeline: inout PresencePipeline) {
+        switch Topics.nodeMessage(in: topic) {
+        case .sightings(let node):
+            let outcome = pipeline.receive(payload, node: Substring(node), at: time, catchingUp: payload.count % 3 == 0)
+            precondition(outcome.events.allSatisfy { $0.kind == .enter || $0.reason != nil }, "an exit without a reason")
+        case .status(let node):
+            if let state = ServiceStatus.state(of: payload) {
+                _ = pipeline.receiveStatus(node: Substring(node), online: state == .online, at: time)
+            }
+        case .stats(let node):
+            _ = pipeline.receiveStats(node: Substring(node), at: time)
+        case nil:
+            _ = pipeline.advanceClock(to: time)
+        }
+        if let line = Recording.line(payload: payload, topic: topic, received: time) {
+            line.withUnsafeBytes { line in
+                let arrival = Recording.arrival(of: line)
+                precondition(arrival == nil || arrival?.topic == topic, "a recorded line reads back another topic")
+            }
+        }
+    }
+
+    /// A well-formed SightingBatch whose numbers and identities come from the input.
+    private static func batch(node: String, from input: inout Cursor, at time: Int64) -> [UInt8] {
+        let sent = input.byte().map { $0 & 1 == 0 ? TimeBounds.difference(time, Int64($0) * 100) : input.int64() } ?? time
+        var text = #"{"v":1,"node":"\#(node)","seq":\#(input.byte() ?? 0),"sent":\#(sent),"sightings":["#
+        for index in 0 ..< Int((input.byte() ?? 0) % 8) {
+            let shape = input.byte() ?? 0
+            let ts = shape & 1 == 0 ? TimeBounds.difference(time, Int64(shape) * 10) : input.int64()
+            let id = identities[Int(shape >> 1) % identities.count]
+            let rssi = Int(Int8(bitPattern: input.byte() ?? 0))
+            text += (index > 0 ? "," : "") + #"{"ts":\#(ts),"id":"\#(id)","rssi":\#(rssi)"#
+            if shape & 0x40 != 0 { text += #","tx":\#(Int(Int8(bitPattern: input.byte() ?? 0)))"# }
+            text += "}"
+        }
+        return Array((text + "]}").utf8)
+    }
+
+    /// Reads the input front to back; past its end, bytes read as zero.
+    struct Cursor {
+        var bytes: ArraySlice<UInt8>
+
+        mutating func byte() -> UInt8? {
+            bytes.popFirst()
+        }
+
+        mutating func uint16() -> UInt16 {
+            UInt16(byte() ?? 0) << 8 | UInt16(byte() ?? 0)
+        }
+
+        mutating func int64() -> Int64 {
+            var value: UInt64 = 0
+            for _ in 0 ..< 8 { value = value << 8 | UInt64(byte() ?? 0) }
+            return Int64(bitPattern: value)
+        }
+
+        mutating func bytes(_ count: Int) -> ArraySlice<UInt8> {
+            let taken = bytes.prefix(count)
+            bytes = bytes.dropFirst(count)
+            return taken
+        }
+    }
+}
