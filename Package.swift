@@ -10,6 +10,7 @@ let log = Target.Dependency.product(name: "Logging", package: "swift-log")
 let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let signals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
 let arguments = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let histogram = Target.Dependency.product(name: "Histogram", package: "hdrhistogram-swift")
 
 let package = Package(
     name: "presence",
@@ -25,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
@@ -42,7 +44,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "PresenceAggregator",
-            dependencies: ["PresenceCore", "PresenceMQTT", "PresenceStore", log, lifecycle],
+            dependencies: ["PresenceCore", "PresenceMQTT", "PresenceStore", log, lifecycle, histogram],
             swiftSettings: strict),
         .target(
             name: "PresenceCLI",
@@ -66,7 +68,9 @@ let package = Package(
             dependencies: ["PresenceStore", "PresenceCLI", "PresenceMQTT", "PresencePostgres", "PresenceCore", arguments, log, lifecycle, signals],
             swiftSettings: strict),
 
-        .executableTarget(name: "presence-bench", dependencies: ["PresenceCore"], path: "Benchmarks", swiftSettings: strict),
+        .executableTarget(
+            name: "presence-bench", dependencies: ["PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", log],
+            path: "Benchmarks", swiftSettings: strict),
         // libFuzzer target over the frame parsers; scripts/fuzz.sh builds it with -sanitize=fuzzer,address.
         .executableTarget(name: "presence-fuzz", dependencies: ["PresenceCore"], path: "Fuzz", swiftSettings: strict),
 

@@ -4,6 +4,7 @@
 ///     swift run -c release presence-bench decode [options]     advertising-report decoding throughput
 ///     swift run -c release presence-bench replay [options]     pipeline throughput over a recorded day
 ///     swift run -c release presence-bench capture --out FILE   a btsnoop capture at a steady report rate
+///     scripts/aggregator-bench.sh [options]                     the aggregator end to end through real servers
 
 #if canImport(Glibc)
 import Glibc
@@ -19,7 +20,9 @@ case "capture":
     CaptureWriter.main(Array(arguments.dropFirst()))
 case "replay":
     ReplayBenchmark.main(Array(arguments.dropFirst()))
+case "aggregator":
+    await AggregatorBenchmark.main(Array(arguments.dropFirst()))
 default:
-    print("usage: presence-bench accuracy|decode|replay|capture [options]  (each takes --help)")
+    print("usage: presence-bench accuracy|decode|replay|capture|aggregator [options]  (each takes --help)")
     exit(arguments.isEmpty ? 0 : 64)
 }

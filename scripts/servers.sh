@@ -12,7 +12,8 @@
 #   scripts/servers.sh broker-stop DIR
 #
 # PostgreSQL refuses to run as root: as root, the cluster belongs to the `postgres` user and runs
-# through runuser. The cluster listens on 127.0.0.1 only, with trust authentication.
+# through runuser. The cluster listens on 127.0.0.1 only, with trust authentication, and without
+# fsync unless PRESENCE_PG_FSYNC=on (benchmarks measure with it).
 set -euo pipefail
 
 cmd=${1:-}
@@ -94,7 +95,7 @@ case "$cmd" in
     pgport=$(cat "$dir/pg-port" 2>/dev/null || free_port)
     echo "$pgport" > "$dir/pg-port"
     as_pg "$bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/postgres.log" -w -t 60 \
-      -o "-p $pgport -k $pgdir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" start >/dev/null
+      -o "-p $pgport -k $pgdir -c listen_addresses=127.0.0.1 -c fsync=${PRESENCE_PG_FSYNC:-off} -c max_connections=200" start >/dev/null
     wait_port "$pgport" postgres
     {
       echo "PRESENCE_BROKER_URL=$broker"

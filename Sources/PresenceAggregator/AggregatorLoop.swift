@@ -90,7 +90,8 @@ struct AggregatorLoop {
                 statsAt = now
                 logStatistics()
                 let (mqtt, loopDropped) = inbound()
-                let statistics = AggregatorStatistics(counters: pipeline.counters, strangers: pipeline.strangers, inbound: mqtt, loopDropped: loopDropped)
+                let statistics = AggregatorStatistics(counters: pipeline.counters, strangers: pipeline.strangers, inbound: mqtt, loopDropped: loopDropped,
+                                                      decisionToPublish: outbox?.latency.takeSummary() ?? LatencySummary(count: 0, p50: 0, p99: 0, max: 0))
                 outbox?.submit(.statistics(statistics.encoded()))
             }
         case .registryChanged:
@@ -106,7 +107,7 @@ struct AggregatorLoop {
             if event.kind == .exit { lastSeenSaved[event.user] = nil }
         }
         let messages = notifications.notifications(for: events, registry: pipeline.registry)
-        outbox?.submit(.events(events, messages, board.apply(events)))
+        outbox?.submit(.events(events, messages, board.apply(events), decidedAt: WallClock.milliseconds()))
     }
 
     private mutating func reloadRegistry(_ database: PostgresConnection, at now: Int64) async {

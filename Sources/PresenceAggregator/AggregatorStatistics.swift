@@ -10,6 +10,8 @@ struct AggregatorStatistics {
     let inbound: MQTTStatistics
     /// Inbound messages the decision loop's queue had no room for.
     let loopDropped: Int
+    /// How long the events published since the last stats waited from decision to acknowledgement.
+    let decisionToPublish: LatencySummary
 
     func encoded() -> [UInt8] {
         var writer = JSONWriter()
@@ -45,6 +47,13 @@ struct AggregatorStatistics {
             }
             w.member("inbound_dropped", inbound.droppedInbound + loopDropped)
             w.member("inbound_dropped_bytes", inbound.droppedInboundBytes)
+            w.key("decision_to_publish_ms")
+            w.object { w in
+                w.member("count", decisionToPublish.count)
+                w.member("p50", Int64(clamping: decisionToPublish.p50))
+                w.member("p99", Int64(clamping: decisionToPublish.p99))
+                w.member("max", Int64(clamping: decisionToPublish.max))
+            }
         }
         return writer.bytes
     }

@@ -12,9 +12,9 @@ import PresenceStore
 struct Outbox: Sendable {
     /// One unit of work, in the order the aggregator decided it.
     enum Job: Sendable {
-        /// Record events and the notifications they call for, publish both, then the retained
-        /// states they change.
-        case events([PresenceEvent], [PresenceNotification], PresenceBoard.Changes)
+        /// Record events (decided at `decidedAt`, ms) and the notifications they call for, publish
+        /// both, then the retained states they change.
+        case events([PresenceEvent], [PresenceNotification], PresenceBoard.Changes, decidedAt: Int64)
         /// Publish retained states that need no recording (start-up, registry changes).
         case states(PresenceBoard.Changes, deletedBeacons: [String])
         /// Save how far decisions have gone and the last-seen times of open sessions.
@@ -28,6 +28,8 @@ struct Outbox: Sendable {
     private let topics: Topics
     private let clientID: String
     private let logger: Logger
+    /// How long events waited from their decision to the broker's acknowledgement.
+    let latency = LatencyRecorder()
     private let jobs: AsyncStream<Job>
     private let continuation: AsyncStream<Job>.Continuation
 
@@ -54,12 +56,13 @@ struct Outbox: Sendable {
         await republishLeftovers()
         for await job in jobs {
             switch job {
-            case .events(let events, let notifications, let changes):
+            case .events(let events, let notifications, let changes, let decidedAt):
                 guard await record(events, notifications) else { continue }
                 var published: [String] = []
                 for event in events {
                     if await publish(MQTTMessage(topic: topics.event(beacon: event.beacon, user: event.user), payload: event.encoded(), qos: 1)) {
                         published.append(event.id)
+                        latency.record(milliseconds: WallClock.milliseconds() - decidedAt)
                     }
                 }
                 for notification in notifications {

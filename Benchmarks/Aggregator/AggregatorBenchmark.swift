@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import PresenceCore
+
+/// The aggregator end to end: a load generator publishes SightingBatches as real nodes do through
+/// a real mosquitto at QoS 1 to a real `presence-aggregator` with a real PostgreSQL, and a
+/// subscriber and the database are watched. Run through `scripts/aggregator-bench.sh`, which
+/// starts the servers and passes their addresses.
+enum AggregatorBenchmark {
+    struct Options {
+        var aggregatorPath: String
+        var brokerURL: String
+        var databaseURL: String
+        var brokerPID: Int32?
+        var quick = false
+        var only: [String] = []
+    }
+
+    static let usage = """
+        usage: presence-bench aggregator [--quick] [--only TEXT]... [--aggregator PATH] [--broker-pid PID]
+          Needs PRESENCE_BROKER_URL and PRESENCE_DATABASE_URL (a server where it may create databases);
+          scripts/aggregator-bench.sh sets them up. --aggregator defaults to presence-aggregator beside this program.
+        """
+
+    static func main(_ arguments: [String]) async {
+        do {
+            guard let options = try parse(arguments) else {
+                print(usage)
+                return
+            }
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = .warning
+                return handler
+            }
+            let logger = Logger(label: "presence-bench")
+            var rows: [String] = []
+            for scenario in LoadScenario.all(quick: options.quick) where options.only.isEmpty || options.only.contains(where: scenario.name.contains) {
+                print("running: \(scenario.name) for \(scenario.seconds) s ...")
+                do {
+                    let result = try await ScenarioRun(scenario: scenario, options: options, logger: logger).run()
+                    rows.append(result.row)
+                    print(LoadResult.header)
+                    print(result.row)
+                } catch {
+                    rows.append("| \(scenario.name) | failed: \(error) |")
+                    print("failed: \(error)")
+                }
+            }
+            print("\nall scenarios:\n\(LoadResult.header)")
+            rows.forEach { print($0) }
+        } catch {
+            print("presence-bench aggregator: \(error)")
+            exit(1)
+        }
+    }
+
+    private static func parse(_ arguments: [String]) throws -> Options? {
+        let environment = ProcessInfo.processInfo.environment
+        guard let broker = environment["PRESENCE_BROKER_URL"], let database = environment["PRESENCE_DATABASE_URL"] else {
+            throw ValueError("PRESENCE_BROKER_URL and PRESENCE_DATABASE_URL must be set (scripts/aggregator-bench.sh sets them)")
+        }
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("presence-aggregator").path
+        var options = Options(aggregatorPath: beside, brokerURL: broker, databaseURL: database)
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--help", "-h": return nil
+            case "--quick": options.quick = true
+            case "--only", "--aggregator", "--broker-pid":
+                guard let value = rest.popFirst() else { throw ValueError("\(argument) needs a value") }
+                if argument == "--only" { options.only.append(value) }
+                if argument == "--aggregator" { options.aggregatorPath = value }
+                if argument == "--broker-pid" {
+                    guard let pid = Int32(value) else { throw ValueError("--broker-pid '\(value)' is not valid: expected a process id") }
+                    options.brokerPID = pid
+                }
+            default:
+                throw ValueError("argument '\(argument)' is not known: expected --quick, --only TEXT, --aggregator PATH or --broker-pid PID")
+            }
+        }
+        return options
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Logging
+import PresenceCore
+import PresenceMQTT
+import Synchronization
+
+/// Publishes SightingBatches as real nodes do: every node over its own connection, a batch every
+/// 500 ms (or every `batchSize` sightings), QoS 1, one batch in flight per node. The bulk load
+/// cycles through each node's (device, rank) links so that every link is heard at the same rate;
+/// the crowd and the marker are added on top. Payloads are written byte by byte from pre-encoded
+/// parts, so that the generator is never the bottleneck (it reports how late it ran).
+final class LoadGenerator: Sendable {
+    static let interval: Int64 = 500
+    let scenario: LoadScenario
+    let venue: BenchVenue
+    let topics: Topics
+    private let clients: [MQTTClient]
+    private let counters = Mutex(Counters())
+
+    /// What the generator did.
+    struct Counters: Sendable {
+        var sightings = 0
+        var batches = 0
+        /// The most a node's queue of batches waiting for the broker grew, in batches.
+        var deepestQueue = 0
+        /// The latest an interval's batches were built after their due time, ms.
+        var worstLag: Int64 = 0
+        /// When the marker moved (its strongest node switched), wall ms.
+        var moves: [Int64] = []
+        var crowdAppeared: Int64?
+        var crowdLastHeard: Int64?
+        /// Batches waiting for the broker, by node.
+        var queued: [Int] = []
+    }
+
+    /// One node's links: the pre-encoded middle of each sighting (`,"id":"…","rssi":`) and its RSSI.
+    private struct Link {
+        var middle: [UInt8]
+        var rssi: Int
+    }
+
+    init(scenario: LoadScenario, brokerURL: MQTTURL, topics: Topics, logger: Logger) throws {
+        self.scenario = scenario
+        venue = BenchVenue(scenario: scenario)
+        self.topics = topics
+        let run = UInt32.random(in: .min ... .max)
+        clients = try (0 ..< scenario.nodes).map { index in
+            var configuration = MQTTConfiguration(url: brokerURL, clientID: "bench-\(run)-\(index)")
+            configuration.maxInFlight = 10
+            return try MQTTClient(configuration: configuration, logger: logger)
+        }
+    }
+
+    var snapshot: Counters { counters.withLock { $0 } }
+
+    func connect() async throws {
+        for client in clients { try client.start() }
+        for client in clients { try await client.waitUntilConnected() }
+    }
+
+    func stop() async {
+        for client in clients { await client.stop() }
+    }
+
+    /// Runs the load for the scenario's duration from `start` (wall ms), then returns once every
+    /// batch is acknowledged.
+    func run(from start: Int64) async {
+        let queues = (0 ..< scenario.nodes).map { _ in AsyncStream.makeStream(of: [UInt8].self) }
+        counters.withLock { $0.queued = Array(repeating: 0, count: scenario.nodes) }
+        await withTaskGroup(of: Void.self) { group in
+            for (index, client) in clients.enumerated() {
+                let topic = topics.sightings(node: BenchVenue.node(index))
+                let stream = queues[index].stream
+                group.addTask {
+                    for await payload in stream {
+                        try? await client.publish(MQTTMessage(topic: topic, payload: payload, qos: 1))
+                        self.counters.withLock { $0.queued[index] -= 1 }
+                    }
+                }
+            }
+            let links = (0 ..< scenario.nodes).map(bulkLinks(of:))
+            let crowdMiddles = (0 ..< LoadScenario.crowdSize).map { Self.middle(BenchVenue.crowdDevice($0)) }
+            let marker = Self.middle(BenchVenue.markerDevice)
+            var cursors = Array(repeating: 0, count: scenario.nodes)
+            var carry = Array(repeating: 0.0, count: scenario.nodes)
+            var seq = Array(repeating: Int64(0), count: scenario.nodes)
+            let end = start + Int64(scenario.seconds) * 1000
+            var due = start
+            var markerAtFirst = true
+            var nextMove = start + 8_000
+            while due < end {
+                let wait = due - WallClock.milliseconds()
+                if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
+                let built = WallClock.milliseconds()
+                if due >= nextMove {
+                    markerAtFirst.toggle()
+                    counters.withLock { $0.moves.append(due) }
+                    nextMove += 12_000
+                }
+                let crowdOn = scenario.crowd && due >= start + 3_000 && due < start + 10_000
+                var sightings = 0
+                var batches: [Int] = Array(repeating: 0, count: scenario.nodes)
+                for node in 0 ..< scenario.nodes {
+                    var items: [(middle: [UInt8], rssi: Int)] = []
+                    carry[node] += Double(scenario.rate) * Double(Self.interval) / 1000 / Double(scenario.nodes)
+                    let count = Int(carry[node])
+                    carry[node] -= Double(count)
+                    let nodeLinks = links[node]
+                    if !nodeLinks.isEmpty {
+                        for step in 0 ..< count {
+                            let link = nodeLinks[(cursors[node] + step) % nodeLinks.count]
+                            items.append((link.middle, link.rssi + (step % 5) - 2))
+                        }
+                        cursors[node] = (cursors[node] + count) % nodeLinks.count
+                    }
+                    if crowdOn {
+                        for crowd in stride(from: node, to: LoadScenario.crowdSize, by: scenario.nodes) {
+                            items.append((crowdMiddles[crowd], -55))
+                        }
+                    }
+                    if node < 2 {
+                        let near = (node == 0) == markerAtFirst
+                        for _ in 0 ..< (seq[node] % 2 == 0 ? 2 : 3) { items.append((marker, near ? -52 : -78)) }
+                    }
+                    for chunk in stride(from: 0, to: items.count, by: scenario.batchSize) {
+                        seq[node] += 1
+                        let part = items[chunk ..< min(items.count, chunk + scenario.batchSize)]
+                        counters.withLock { $0.queued[node] += 1 }
+                        queues[node].continuation.yield(Self.payload(node: node, seq: seq[node], sent: built, from: due, part))
+                        batches[node] += 1
+                    }
+                    sightings += items.count
+                }
+                counters.withLock { counters in
+                    counters.sightings += sightings
+                    counters.batches += batches.reduce(0, +)
+                    counters.deepestQueue = max(counters.deepestQueue, counters.queued.max() ?? 0)
+                    counters.worstLag = max(counters.worstLag, built - due)
+                    if crowdOn {
+                        if counters.crowdAppeared == nil { counters.crowdAppeared = due }
+                        counters.crowdLastHeard = built
+                    }
+                }
+                due += Self.interval
+            }
+            for queue in queues { queue.continuation.finish() }
+        }
+    }
+
+    /// The bulk links node `node` hears: devices whose home is `rank` nodes before it.
+    private func bulkLinks(of node: Int) -> [Link] {
+        var links: [Link] = []
+        for rank in 0 ..< scenario.heardBy {
+            let home = ((node - rank) % scenario.nodes + scenario.nodes) % scenario.nodes
+            for device in stride(from: home, to: scenario.devices, by: scenario.nodes) {
+                links.append(Link(middle: Self.middle(BenchVenue.device(device)), rssi: rank == 0 ? -55 : -63 - 3 * rank))
+            }
+        }
+        return links
+    }
+
+    private static func middle(_ identity: String) -> [UInt8] {
+        Array(#","id":"\#(identity)","rssi":"#.utf8)
+    }
+
+    /// A batch of `items`, their `ts` spread evenly over the interval that began at `from`.
+    private static func payload(node: Int, seq: Int64, sent: Int64, from: Int64, _ items: ArraySlice<(middle: [UInt8], rssi: Int)>) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + items.count * 80)
+        bytes += Array(#"{"v":1,"node":"node-\#(node)","seq":\#(seq),"sent":\#(sent),"sightings":["#.utf8)
+        for (offset, item) in items.enumerated() {
+            if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes += Array(#"{"ts":"#.utf8)
+            appendDecimal(from + Int64(offset) * interval / Int64(max(1, items.count)), to: &bytes)
+            bytes += item.middle
+            appendDecimal(Int64(item.rssi), to: &bytes)
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes += Array("]}".utf8)
+        return bytes
+    }
+
+    private static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: [UInt8] = []
+        repeat {
+            digits.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes += digits.reversed()
+    }
+}

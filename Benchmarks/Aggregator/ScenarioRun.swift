@@ -1,0 +1,159 @@
+import Foundation
+import Logging
+import PresenceCore
+import PresenceMQTT
+import PresencePostgres
+import PresenceStore
+
+/// One scenario from a fresh database and a fresh aggregator to its figures.
+struct ScenarioRun {
+    let scenario: LoadScenario
+    let options: AggregatorBenchmark.Options
+    let logger: Logger
+
+    /// Runs the scenario in a database of its own, dropped afterwards.
+    func run() async throws -> LoadResult {
+        let name = "presence_bench_\(UInt32.random(in: .min ... .max))"
+        let admin = try await PostgresConnection.connect(PostgresConfiguration(url: options.databaseURL), logger: logger)
+        try await admin.query("CREATE DATABASE \(name)")
+        let result: Result<LoadResult, any Error>
+        do {
+            result = .success(try await run(in: Self.url(options.databaseURL, database: name)))
+        } catch {
+            result = .failure(error)
+        }
+        try await admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        await admin.close()
+        return try result.get()
+    }
+
+    private func run(in databaseURL: String) async throws -> LoadResult {
+        let database = try await PostgresConnection.connect(PostgresConfiguration(url: databaseURL), logger: logger)
+        _ = try await database.migrate(logger: logger)
+        let venue = BenchVenue(scenario: scenario)
+        try await venue.register(database)
+
+        let topics = try Topics(prefix: "bench\(UInt32.random(in: .min ... .max))")
+        let broker = try MQTTURL(parsing: options.brokerURL)
+        let watcher = try BusWatcher(brokerURL: broker, topics: topics, logger: logger)
+        let reading = try await watcher.start()
+        let aggregator = try startAggregator(databaseURL: databaseURL, topics: topics)
+        defer { if aggregator.isRunning { aggregator.terminate() } }
+        try await until(60, "the aggregator to say it is online") { watcher.aggregatorOnline }
+
+        let generator = try LoadGenerator(scenario: scenario, brokerURL: broker, topics: topics, logger: logger)
+        try await generator.connect()
+        let probe = ProcessProbe(pid: aggregator.processIdentifier)
+        let brokerProbe = options.brokerPID.map(ProcessProbe.init(pid:))
+        let start = WallClock.milliseconds() + 500
+        try await Task.sleep(for: .milliseconds(450))
+        let cpuBefore = (probe.cpuSeconds, brokerProbe?.cpuSeconds ?? 0, ProcessProbe.ownCPUSeconds)
+
+        let poller = scenario.crowd ? Task { await CrowdPoller(database: database).run() } : nil
+        await generator.run(from: start)
+        try await Task.sleep(for: .seconds(2))
+        let measuredUntil = WallClock.milliseconds()
+        let cpuAfter = (probe.cpuSeconds, brokerProbe?.cpuSeconds ?? 0, ProcessProbe.ownCPUSeconds)
+        let load = generator.snapshot
+        if let lastHeard = load.crowdLastHeard {
+            // The crowd's exits fall due 15 s after its last sighting; wait for them, or give up 30 s later.
+            let deadline = lastHeard + 45_000
+            while WallClock.milliseconds() < deadline,
+                  watcher.events.filter({ !$0.enter && $0.user.hasPrefix("crowd-") }).count < LoadScenario.crowdSize {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            try await Task.sleep(for: .seconds(1))
+        }
+        poller?.cancel()
+        let stored = await poller?.value
+
+        var result = LoadResult(scenario: scenario)
+        let seconds = Double(measuredUntil - start) / 1000
+        result.offered = Double(load.sightings) / Double(scenario.seconds)
+        result.sent = load.sightings
+        let read = watcher.stats.last { $0.received <= measuredUntil + 1_500 }?.sightings ?? 0
+        result.readShare = Double(read) / Double(max(1, load.sightings))
+        result.cpuShare = (cpuAfter.0 - cpuBefore.0) / seconds
+        result.cpuPerThousand = (cpuAfter.0 - cpuBefore.0) / (Double(load.sightings) / 1000)
+        result.brokerCPUShare = (cpuAfter.1 - cpuBefore.1) / seconds
+        result.benchCPUShare = (cpuAfter.2 - cpuBefore.2) / seconds
+        result.peakMiB = probe.peakResidentMiB
+        result.generatorLag = load.worstLag
+        result.generatorQueue = load.deepestQueue
+        result.measure(latency: watcher.stats.filter { $0.received >= start && $0.received <= measuredUntil + 1_500 })
+        result.measure(events: watcher.events, start: start, load: load, stored: stored)
+
+        let stopping = ContinuousClock.now
+        aggregator.terminate()
+        do {
+            try await until(60, "the aggregator to stop") { !aggregator.isRunning }
+            result.stopSeconds = (ContinuousClock.now - stopping) / .seconds(1)
+        } catch {
+            kill(aggregator.processIdentifier, SIGKILL)
+            result.stopSeconds = nil
+        }
+        await generator.stop()
+        await watcher.stop()
+        reading.cancel()
+        await database.close()
+        return result
+    }
+
+    private func startAggregator(databaseURL: String, topics: Topics) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: options.aggregatorPath)
+        process.arguments = ["--stats-interval", "1s", "--log-level", "warning", "--clean-session"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PRESENCE_DATABASE_URL"] = databaseURL
+        environment["PRESENCE_BROKER_URL"] = options.brokerURL
+        environment["PRESENCE_TOPIC_PREFIX"] = topics.prefix
+        process.environment = environment
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("\(topics.prefix)-aggregator.log")
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw ValueError("cannot write \(log.path)") }
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+        return process
+    }
+
+    /// The same server, another database.
+    static func url(_ url: String, database: String) -> String {
+        guard let slash = url.lastIndex(of: "/"), url[..<slash].hasSuffix("//") == false else { return url + "/" + database }
+        return String(url[..<slash]) + "/" + database
+    }
+
+    private func until(_ seconds: Double, _ what: String, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw ValueError("timed out after \(seconds) s waiting for \(what)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
+
+/// Polls the crowd's sessions, noting when all 5,000 were open and when all were closed.
+struct CrowdPoller {
+    let database: PostgresConnection
+
+    /// When the crowd's sessions were all open, and when all closed (wall ms).
+    struct Times: Sendable {
+        var allOpen: Int64?
+        var allClosed: Int64?
+    }
+
+    func run() async -> Times {
+        var times = Times()
+        while !Task.isCancelled, times.allClosed == nil {
+            let row = try? await database.query("""
+                SELECT count(*) FILTER (WHERE exited_at IS NULL), count(*) FILTER (WHERE exited_at IS NOT NULL)
+                FROM presence.sessions WHERE user_key LIKE 'crowd-%'
+                """).rows.first
+            let open = (try? row?.int(0)) ?? 0
+            let closed = (try? row?.int(1)) ?? 0
+            let now = WallClock.milliseconds()
+            if times.allOpen == nil, open == LoadScenario.crowdSize { times.allOpen = now }
+            if closed == LoadScenario.crowdSize { times.allClosed = now }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return times
+    }
+}
