@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// libFuzzer's entry point: every frame parser on one arbitrary input, or (for inputs starting with
-/// "PIPE") the aggregator's pure path on the messages it describes (`PipelineFuzz`). Built with
+/// "PIPE") the aggregator's pure path on the messages it describes (`AggregatorFuzz`). Built with
 /// `-sanitize=fuzzer,address -DFUZZING` by scripts/fuzz.sh; without FUZZING the same code runs
 /// saved inputs (crash reproducers, the corpus) given as arguments.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -27,8 +27,8 @@ enum FuzzInput {
     /// indicator), as a run of length-prefixed events through stateful decoders, as advertising
     /// data, as manufacturer data, and as a btsnoop capture.
     static func run(_ bytes: [UInt8]) {
-        if bytes.starts(with: PipelineFuzz.magic) {
-            PipelineFuzz.run(bytes.dropFirst(PipelineFuzz.magic.count))
+        if bytes.starts(with: AggregatorFuzz.magic) {
+            AggregatorFuzz.run(bytes.dropFirst(AggregatorFuzz.magic.count))
             return
         }
         for report in HCIAdvertisingReports(event: bytes) { check(report) }

@@ -10,7 +10,7 @@
 # every module), seeds it with every vector of ../shared/data/frames/vectors.json (as it is, as an
 # HCI event without its first byte, and as the length-prefixed event runs the decoder reads) and
 # with Tests/Fixtures/scan.btsnoop, and the pipeline with a few message sequences (inputs starting
-# with "PIPE", see Fuzz/PipelineFuzz.swift). The corpus grows in .build-fuzz/corpus; a crash is saved in
+# with "PIPE", see Fuzz/AggregatorFuzz.swift). The corpus grows in .build-fuzz/corpus; a crash is saved in
 # .build-fuzz/artifacts/ and replays with `swift run presence-fuzz FILE`.
 set -euo pipefail
 cd "$(dirname "$0")/.."

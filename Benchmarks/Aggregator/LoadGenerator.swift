@@ -93,8 +93,9 @@ final class LoadGenerator: Sendable {
                 if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
                 let built = WallClock.milliseconds()
                 if due >= nextMove {
+                    // This interval's batches are the first to carry the move, dated from its start.
                     markerAtFirst.toggle()
-                    counters.withLock { $0.moves.append(due) }
+                    counters.withLock { $0.moves.append(due - Self.interval) }
                     nextMove += 12_000
                 }
                 let crowdOn = scenario.crowd && due >= start + 3_000 && due < start + 10_000
@@ -126,7 +127,7 @@ final class LoadGenerator: Sendable {
                         seq[node] += 1
                         let part = items[chunk ..< min(items.count, chunk + scenario.batchSize)]
                         counters.withLock { $0.queued[node] += 1 }
-                        queues[node].continuation.yield(Self.payload(node: node, seq: seq[node], sent: built, from: due, part))
+                        queues[node].continuation.yield(Self.payload(node: node, seq: seq[node], sent: built, from: due - Self.interval, part))
                         batches[node] += 1
                     }
                     sightings += items.count
@@ -137,7 +138,7 @@ final class LoadGenerator: Sendable {
                     counters.deepestQueue = max(counters.deepestQueue, counters.queued.max() ?? 0)
                     counters.worstLag = max(counters.worstLag, built - due)
                     if crowdOn {
-                        if counters.crowdAppeared == nil { counters.crowdAppeared = due }
+                        if counters.crowdAppeared == nil { counters.crowdAppeared = due - Self.interval }
                         counters.crowdLastHeard = built
                     }
                 }
@@ -163,7 +164,8 @@ final class LoadGenerator: Sendable {
         Array(#","id":"\#(identity)","rssi":"#.utf8)
     }
 
-    /// A batch of `items`, their `ts` spread evenly over the interval that began at `from`.
+    /// A batch of `items`, their `ts` spread evenly over the interval that began at `from` (and
+    /// ends when the batch is sent, as a node's batch holds what it heard since the last one).
     private static func payload(node: Int, seq: Int64, sent: Int64, from: Int64, _ items: ArraySlice<(middle: [UInt8], rssi: Int)>) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64 + items.count * 80)

@@ -1,7 +1,18 @@
 import Foundation
 import PresenceCore
 
-/// How fast the aggregator's pipeline decides over a recording, as `presencectl replay` runs it:
+extension [AggregatorCore.Action] {
+    /// How many events the actions record.
+    var eventCount: Int {
+        reduce(0) { count, action in
+            guard case .record(.decided(let decided)) = action else { return count }
+            return count + decided.events.count
+        }
+    }
+}
+
+/// How fast the aggregator's decisions are made over a recording, as `presencectl replay` runs them
+/// (the same `AggregatorCore` the live aggregator drives):
 /// a simulated expo day is recorded in memory (the lines `presencectl record` writes), then
 /// replayed: arrival parsing, batch decoding, registry matching, the engine. Prints observations
 /// per second on one core, and the time and memory spent. With `--write PATH`, writes the
@@ -26,22 +37,24 @@ enum ReplayBenchmark {
         var rates: [Double] = []
         for run in 1 ... runs {
             let started = monotonicNanoseconds()
-            var pipeline: PresencePipeline?
+            var core: AggregatorCore?
+            var configuration = AggregatorCore.Configuration()
+            configuration.catchUp = false
             var events = 0
             var last: Int64 = 0
             for line in lines {
                 line.withUnsafeBytes { raw in
-                    guard let arrival = Recording.arrival(of: raw), case .sightings(let node) = Topics.nodeMessage(in: arrival.topic) else { return }
-                    if pipeline == nil {
-                        pipeline = PresencePipeline(configuration: .init(), registry: registry, start: arrival.received)
+                    guard let arrival = Recording.arrival(of: raw) else { return }
+                    if core == nil {
+                        core = AggregatorCore(configuration: configuration, registry: registry, now: arrival.received)
                     }
                     last = arrival.received
-                    events += pipeline?.receive(raw, node: Substring(node), at: arrival.received).events.count ?? 0
+                    events += core?.receive(topic: arrival.topic, payload: raw, at: arrival.received).eventCount ?? 0
                 }
             }
-            events += pipeline?.advanceClock(to: last + 60_000).count ?? 0
+            events += core?.tick(at: last + 60_000).eventCount ?? 0
             let seconds = Double(monotonicNanoseconds() - started) / 1e9
-            let rate = Double(pipeline?.counters.observations ?? 0) / seconds
+            let rate = Double(core?.pipeline.counters.observations ?? 0) / seconds
             rates.append(rate)
             print("run \(run): \(String(format: "%.2f", seconds)) s, \(events) events, \(format(rate)) observations/s")
         }

@@ -10,25 +10,19 @@ public struct AggregatorConfiguration: Sendable {
     public var database: PostgresConfiguration
     /// Topic names under the prefix (`--topic-prefix`).
     public var topics: Topics
-    /// The engine's tuning, the watermark lag and the tick.
-    public var pipeline = PresencePipeline.Configuration()
+    /// The decisions: the engine's tuning, the watermark, catching up, progress and stats intervals.
+    public var core = AggregatorCore.Configuration()
     /// The MQTT client id; one aggregator per id. Its broker session persists, so the broker keeps
-    /// sightings for it while it is down; nil derives it from the topic prefix.
+    /// sightings for it while it is down; nil derives it from the topic prefix. The publishing
+    /// connection uses this id with `-out` appended.
     public var clientID: String?
     /// Whether to start a new broker session each time, giving up what the broker kept.
     public var cleanSession = false
-    /// After a start, the aggregator drains what the broker kept, deciding in the backlog's own
-    /// time, until its clock is this close to now (plus the lateness) or no message has come for
-    /// this long, ms; then it decides on the wall clock again.
-    public var catchUpQuiet: Int64 = 500
-    /// How often counters go to the log and to `{p}/v1/aggregator/stats`, ms.
-    public var statsInterval: Int64 = 10_000
-    /// How often the decided-up-to clock and the last-seen time of open sessions are saved, ms.
-    public var progressInterval: Int64 = 1_000
-    /// A user is greeted (or bid goodbye) at a beacon at most once per this long, ms.
-    public var notificationCooldown: Int64 = 3_600_000
     /// How often the registry is reloaded even without a notification, ms.
     public var registryRefresh: Int64 = 60_000
+    /// Bytes of received messages waiting for the decision loop; beyond, messages are dropped and
+    /// counted.
+    public var inboundBytes = 64 << 20
 
     /// The client id in use: the configured one, or `presence-aggregator` plus the prefix.
     public var effectiveClientID: String {

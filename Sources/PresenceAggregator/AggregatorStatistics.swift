@@ -1,19 +1,20 @@
+import Logging
 import PresenceCore
 import PresenceMQTT
 
 /// The aggregator's counters as published on `{p}/v1/aggregator/stats` (an extension of the
 /// contract): batches and sightings taken in, what was dropped and why, messages from strangers,
-/// inbound messages dropped for lack of room, events decided.
+/// inbound messages dropped for lack of room, events decided, how far behind decisions are and how
+/// long events waited to be published.
 struct AggregatorStatistics {
-    let counters: PipelineCounters
-    let strangers: StrangerNodes
+    let core: AggregatorCore.Statistics
     let inbound: MQTTStatistics
-    /// Inbound messages the decision loop's queue had no room for.
-    let loopDropped: Int
+    let inbox: LoopInbox.Counters
     /// How long the events published since the last stats waited from decision to acknowledgement.
     let decisionToPublish: LatencySummary
 
     func encoded() -> [UInt8] {
+        let counters = core.counters
         var writer = JSONWriter()
         writer.object { w in
             w.member("v", 1)
@@ -29,14 +30,15 @@ struct AggregatorStatistics {
                 for (reason, count) in counters.unmatched.sorted(by: { $0.key < $1.key }) { w.member(reason, count) }
             }
             w.member("observations", counters.observations)
+            w.member("late", core.late)
             w.member("events", counters.events)
             w.key("strangers")
             w.object { w in
-                for reason in StrangerNodes.Reason.allCases { w.member(reason.rawValue, strangers.counts[reason] ?? 0) }
+                for reason in StrangerNodes.Reason.allCases { w.member(reason.rawValue, core.strangers.counts[reason] ?? 0) }
             }
             w.key("recent_strangers")
             w.array { w in
-                for entry in strangers.recent.sorted(by: { $0.last > $1.last }) {
+                for entry in core.strangers.recent.sorted(by: { $0.last > $1.last }) {
                     w.object { w in
                         w.member("node", entry.name)
                         w.member("reason", entry.reason.rawValue)
@@ -45,8 +47,12 @@ struct AggregatorStatistics {
                     }
                 }
             }
-            w.member("inbound_dropped", inbound.droppedInbound + loopDropped)
-            w.member("inbound_dropped_bytes", inbound.droppedInboundBytes)
+            w.member("inbound_dropped", inbound.droppedInbound)
+            w.member("inbound_dropped_bytes", inbox.droppedBytes)
+            w.member("inbound_waiting_bytes", inbox.waitingBytes)
+            w.member("decision_lag_ms", core.decisionLag)
+            w.key("catching_up")
+            w.bool(core.catchingUp)
             w.key("decision_to_publish_ms")
             w.object { w in
                 w.member("count", decisionToPublish.count)
@@ -56,5 +62,15 @@ struct AggregatorStatistics {
             }
         }
         return writer.bytes
+    }
+
+    /// The main counters, for the log.
+    var metadata: Logger.Metadata {
+        let counters = core.counters
+        return [
+            "batches": "\(counters.batches)", "rejected": "\(counters.rejectedBatches.values.reduce(0, +))", "sightings": "\(counters.sightings)",
+            "dropped_sightings": "\(counters.droppedSightings)", "observations": "\(counters.observations)", "late": "\(core.late)",
+            "events": "\(counters.events)", "inbound_dropped": "\(inbound.droppedInbound)", "decision_lag_ms": "\(core.decisionLag)",
+        ]
     }
 }

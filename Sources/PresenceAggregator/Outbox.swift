@@ -3,90 +3,115 @@ import PresenceCore
 import PresenceMQTT
 import PresencePostgres
 import PresenceStore
+import ServiceLifecycle
 
-/// Makes events durable, then publishes them: each job's events are recorded in PostgreSQL (with
-/// the session changes) before anything goes to the broker; events are marked published on the
-/// broker's acknowledgement; on start, events a previous run recorded but never saw acknowledged
-/// are published again with their ids. Jobs run strictly in order, so a user's exit is always
-/// published before their next enter.
-struct Outbox: Sendable {
-    /// One unit of work, in the order the aggregator decided it.
-    enum Job: Sendable {
-        /// Record events (decided at `decidedAt`, ms) and the notifications they call for, publish
-        /// both, then the retained states they change.
-        case events([PresenceEvent], [PresenceNotification], PresenceBoard.Changes, decidedAt: Int64)
-        /// Publish retained states that need no recording (start-up, registry changes).
-        case states(PresenceBoard.Changes, deletedBeacons: [String])
-        /// Save how far decisions have gone and the last-seen times of open sessions.
-        case progress(clock: Int64, lastSeen: [(user: String, time: Int64)])
-        /// Publish the aggregator's counters.
-        case statistics([UInt8])
-    }
-
-    private let database: PostgresConnection
-    private let mqtt: MQTTClient
-    private let topics: Topics
-    private let clientID: String
+/// Makes events durable, then publishes them, over its own database and broker connections:
+/// each decided record's events are recorded in PostgreSQL (with the session changes) before
+/// anything goes to the broker; events are marked published on the broker's acknowledgement; on
+/// start, events a previous run recorded but never saw acknowledged are published again with
+/// their ids. Records are handled strictly in order, so a user's exit is always published before
+/// their next enter. The connection carries the aggregator's retained status (online, and its
+/// will: offline). On shutdown it finishes the records the loop handed it, unless the broker is
+/// away: those stay recorded and are published after the next start.
+final class Outbox: Service {
+    private let configuration: AggregatorConfiguration
+    private let client: MQTTClient
     private let logger: Logger
+    private let records: AsyncStream<OutboundRecord>
+    private let continuation: AsyncStream<OutboundRecord>.Continuation
     /// How long events waited from their decision to the broker's acknowledgement.
     let latency = LatencyRecorder()
-    private let jobs: AsyncStream<Job>
-    private let continuation: AsyncStream<Job>.Continuation
 
-    init(database: PostgresConnection, mqtt: MQTTClient, topics: Topics, clientID: String, logger: Logger) {
-        self.database = database
-        self.clientID = clientID
-        self.mqtt = mqtt
-        self.topics = topics
+    init(configuration: AggregatorConfiguration, logger: Logger) throws {
+        self.configuration = configuration
         self.logger = logger
-        (jobs, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .unbounded)
+        let topics = configuration.topics
+        var mqtt = MQTTConfiguration(url: configuration.broker, clientID: configuration.effectiveClientID + "-out")
+        mqtt.will = MQTTMessage(topic: topics.aggregatorStatus, payload: ServiceStatus(state: .offline).encoded(), qos: 1, retain: true)
+        mqtt.birth = MQTTMessage(topic: topics.aggregatorStatus, payload: ServiceStatus(state: .online).encoded(), qos: 1, retain: true)
+        client = try MQTTClient(configuration: mqtt, logger: logger)
+        (records, continuation) = AsyncStream.makeStream(of: OutboundRecord.self, bufferingPolicy: .unbounded)
     }
 
-    func submit(_ job: Job) {
-        continuation.yield(job)
+    func submit(_ record: OutboundRecord) {
+        continuation.yield(record)
     }
 
-    /// No more jobs: `run` returns once the queued ones are done.
+    /// No more records: `run` returns once the queued ones are done.
     func finish() {
         continuation.finish()
     }
 
-    /// Publishes what earlier runs left unpublished, then runs jobs until `finish`.
-    func run() async {
-        await republishLeftovers()
-        for await job in jobs {
-            switch job {
-            case .events(let events, let notifications, let changes, let decidedAt):
-                guard await record(events, notifications) else { continue }
-                var published: [String] = []
-                for event in events {
-                    if await publish(MQTTMessage(topic: topics.event(beacon: event.beacon, user: event.user), payload: event.encoded(), qos: 1)) {
-                        published.append(event.id)
-                        latency.record(milliseconds: WallClock.milliseconds() - decidedAt)
-                    }
+    /// Publishes a QoS 0 message now, ahead of the records (the aggregator's counters).
+    func publishNow(_ message: MQTTMessage) {
+        do {
+            try client.publishWithoutAcknowledgement(message)
+        } catch {
+            logger.debug("could not publish", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
+        }
+    }
+
+    func run() async throws {
+        try client.start()
+        let database: PostgresConnection
+        do {
+            database = try await PostgresConnection.connectRetrying(configuration.database, purpose: "recording events", logger: logger)
+        } catch is CancellationError {
+            await client.stop(publishing: offlineStatus)
+            return
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [client] in
+                // Once shutting down, a broker that is away is not waited for.
+                guard (try? await gracefulShutdown()) != nil else { return }
+                while !Task.isCancelled, client.isConnected {
+                    try? await Task.sleep(for: .milliseconds(200))
                 }
-                for notification in notifications {
-                    await publish(MQTTMessage(topic: topics.notify(user: notification.user), payload: notification.encoded(), qos: 1))
+                if !Task.isCancelled { await client.stop() }
+            }
+            await republishLeftovers(database)
+            for await record in records {
+                await handle(record, database)
+            }
+            group.cancelAll()
+        }
+        // The records end when the decision loop has finished; the group asks the outbox to stop
+        // after the loop, and a service may not end before it is asked.
+        try? await gracefulShutdown()
+        await client.stop(publishing: offlineStatus)
+        await database.close()
+    }
+
+    private var offlineStatus: MQTTMessage {
+        MQTTMessage(topic: configuration.topics.aggregatorStatus, payload: ServiceStatus(state: .offline).encoded(), qos: 1, retain: true)
+    }
+
+    private func handle(_ record: OutboundRecord, _ database: PostgresConnection) async {
+        switch record {
+        case .decided(let decided):
+            guard await self.record(decided.events, decided.notifications, database) else { return }
+            var published: [String] = []
+            for message in record.messages(configuration.topics) where await publish(message) {
+                if let id = message.event {
+                    published.append(id)
+                    latency.record(milliseconds: WallClock.milliseconds() - decided.decidedAt)
                 }
-                await publishStates(changes, deletedBeacons: [])
-                await markPublished(published)
-            case .states(let changes, let deleted):
-                await publishStates(changes, deletedBeacons: deleted)
-            case .statistics(let payload):
-                await publish(MQTTMessage(topic: topics.aggregatorStats, payload: payload, qos: 0))
-            case .progress(let clock, let seen):
-                do {
-                    try await database.saveProgress(clientID: clientID, clock: clock, lastSeen: seen)
-                } catch {
-                    logger.warning("could not save progress", metadata: ["error": "\(error)"])
-                }
+            }
+            await markPublished(published, database)
+        case .states:
+            for message in record.messages(configuration.topics) { await publish(message) }
+        case .progress(let progress):
+            do {
+                try await database.saveProgress(clientID: configuration.effectiveClientID, clock: progress.clock,
+                                                lastSeen: progress.lastSeen.map { ($0.user, $0.time) })
+            } catch {
+                logger.warning("could not save progress", metadata: ["error": "\(error)"])
             }
         }
     }
 
-    /// Records events, retrying until the database takes them: nothing is published before. Only
-    /// cancellation (a shutdown that cannot wait any longer) gives up, and says what it loses.
-    private func record(_ events: [PresenceEvent], _ notifications: [PresenceNotification]) async -> Bool {
+    /// Records events, retrying until the database takes them: nothing is published before.
+    private func record(_ events: [PresenceEvent], _ notifications: [PresenceNotification], _ database: PostgresConnection) async -> Bool {
         var delay = 500
         while !Task.isCancelled {
             do {
@@ -99,45 +124,30 @@ struct Outbox: Sendable {
                 try? await database.ensureConnected()
             }
         }
-        logger.critical("shutting down with events the database never took", metadata: ["events": "\(events.count)"])
         return false
     }
 
-    private func republishLeftovers() async {
+    private func republishLeftovers(_ database: PostgresConnection) async {
         do {
             let leftovers = try await database.unpublishedEvents()
             guard !leftovers.isEmpty else { return }
             logger.notice("publishing events recorded but not acknowledged before", metadata: ["events": "\(leftovers.count)"])
             var published: [String] = []
-            for event in leftovers where await publish(MQTTMessage(topic: topics.event(beacon: event.beacon, user: event.user), payload: event.payload, qos: 1)) {
+            for event in leftovers
+            where await publish(OutboundMessage(topic: configuration.topics.event(beacon: event.beacon, user: event.user), payload: event.payload)) {
                 published.append(event.id)
             }
-            await markPublished(published)
+            await markPublished(published, database)
         } catch {
             logger.error("could not read unpublished events", metadata: ["error": "\(error)"])
         }
     }
 
-    private func publishStates(_ changes: PresenceBoard.Changes, deletedBeacons: [String]) async {
-        for state in changes.users {
-            await publish(MQTTMessage(topic: topics.userState(state.user), payload: state.encoded(), qos: 1, retain: true))
-        }
-        for user in changes.clearedUsers {
-            await publish(MQTTMessage(topic: topics.userState(user), payload: [], qos: 1, retain: true))
-        }
-        for state in changes.beacons {
-            await publish(MQTTMessage(topic: topics.beaconState(state.beacon), payload: state.encoded(), qos: 1, retain: true))
-        }
-        for beacon in deletedBeacons {
-            await publish(MQTTMessage(topic: topics.beaconState(beacon), payload: [], qos: 1, retain: true))
-        }
-    }
-
-    /// Publishes and waits for the acknowledgement; false when the client stopped first.
+    /// Publishes with QoS 1 and waits for the acknowledgement; false when the client stopped first.
     @discardableResult
-    private func publish(_ message: MQTTMessage) async -> Bool {
+    private func publish(_ message: OutboundMessage) async -> Bool {
         do {
-            try await mqtt.publish(message)
+            try await client.publish(MQTTMessage(topic: message.topic, payload: message.payload, qos: 1, retain: message.retain))
             return true
         } catch {
             logger.warning("could not publish", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
@@ -145,7 +155,7 @@ struct Outbox: Sendable {
         }
     }
 
-    private func markPublished(_ ids: [String]) async {
+    private func markPublished(_ ids: [String], _ database: PostgresConnection) async {
         do {
             try await database.markPublished(ids)
         } catch {

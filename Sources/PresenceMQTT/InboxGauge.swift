@@ -2,18 +2,13 @@ import Synchronization
 
 /// How many bytes of received messages wait unread in a client's inbox, against a limit: the
 /// network thread reserves room before queueing a message (or drops it), the reader gives the room
-/// back as it takes each message. A message costs its payload, its topic and `overhead`.
+/// back as it takes each message. A message costs its `queuedSize`.
 final class InboxGauge: Sendable {
-    static let overhead = 64
     let limit: Int
     private let bytes = Atomic<Int>(0)
 
     init(limit: Int) {
         self.limit = limit
-    }
-
-    static func cost(of message: MQTTMessage) -> Int {
-        message.payload.count + message.topic.utf8.count + overhead
     }
 
     /// Takes room for `cost` bytes; false (nothing taken) when the inbox is too full.

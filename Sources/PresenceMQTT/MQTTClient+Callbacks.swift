@@ -149,9 +149,14 @@ extension MQTTClient {
         let count = Int(max(0, message.payloadlen))
         let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
         let inbound = MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain)
-        let cost = InboxGauge.cost(of: inbound)
-        let kept = inboxGauge.reserve(cost)
-        if kept, case .dropped = inbox.yield(inbound) { inboxGauge.release(cost) }
+        let cost = inbound.queuedSize
+        let kept: Bool
+        if let handler = configuration.onMessage {
+            kept = handler(inbound)
+        } else {
+            kept = inboxGauge.reserve(cost)
+            if kept, case .dropped = inbox.yield(inbound) { inboxGauge.release(cost) }
+        }
         let dropped = state.withLock { state -> Int? in
             state.statistics.received += 1
             guard !kept else { return nil }
@@ -161,8 +166,8 @@ extension MQTTClient {
         }
         // Logged at the 1st, 10th, 100th... drop: a flood cannot flood the log.
         if let dropped, Self.isPowerOfTen(dropped) {
-            logger.warning("MQTT inbox full; dropping inbound messages", metadata: [
-                "dropped": "\(dropped)", "limit_bytes": "\(configuration.inboxBytes)",
+            logger.warning("no room for inbound messages; dropping them", metadata: [
+                "dropped": "\(dropped)",
             ])
         }
     }

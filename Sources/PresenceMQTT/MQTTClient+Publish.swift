@@ -13,6 +13,17 @@ extension MQTTClient {
         try await send(message, duringStop: false)
     }
 
+    /// Hands a QoS 0 message to libmosquitto and returns at once; it is lost, without an error,
+    /// if the connection drops before it is written. Throws for another QoS, a bad message, or
+    /// while disconnected or stopped.
+    public func publishWithoutAcknowledgement(_ message: MQTTMessage) throws(MQTTError) {
+        guard message.qos == 0 else {
+            throw MQTTError(message: "publishWithoutAcknowledgement takes QoS 0 only, not \(message.qos), for \(message.topic)")
+        }
+        try Self.validate(message)
+        try sendQoS0(message, duringStop: false)
+    }
+
     func send(_ message: MQTTMessage, duringStop: Bool) async throws {
         try Task.checkCancellation()
         try Self.validate(message)

@@ -6,6 +6,11 @@ public struct MQTTMessage: Sendable, Equatable {
     public var qos: Int
     public var retain: Bool
 
+    /// What the message costs waiting in a queue, bytes: its payload, its topic and 64 more.
+    public var queuedSize: Int {
+        payload.count + topic.utf8.count + 64
+    }
+
     public init(topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false) {
         self.topic = topic
         self.payload = payload

@@ -26,7 +26,7 @@ public struct MQTTMessages: AsyncSequence, Sendable {
         }
 
         private func taken(_ message: MQTTMessage?) -> MQTTMessage? {
-            if let message { gauge.release(InboxGauge.cost(of: message)) }
+            if let message { gauge.release(message.queuedSize) }
             return message
         }
     }

@@ -43,16 +43,15 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
         let logger = Logger(label: "presence-aggregator")
         var configuration = AggregatorConfiguration(
             broker: try connection.brokerURL(), database: try connection.databaseConfiguration(), topics: try connection.topics())
-        configuration.pipeline = try tuning.pipelineConfiguration()
+        configuration.core.pipeline = try tuning.pipelineConfiguration()
         configuration.clientID = clientID
         configuration.cleanSession = cleanSession
-        configuration.notificationCooldown = try DurationText.milliseconds(notifyCooldown, what: "--notify-cooldown")
-        configuration.statsInterval = try DurationText.milliseconds(statsInterval, what: "--stats-interval")
-        let service = AggregatorService(configuration: configuration, logger: logger)
-        let group = ServiceGroup(
-            configuration: .init(services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup,
-                                                  failureTerminationBehavior: .gracefullyShutdownGroup)],
-                                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        configuration.core.notificationCooldown = try DurationText.milliseconds(notifyCooldown, what: "--notify-cooldown")
+        configuration.core.statsInterval = try DurationText.milliseconds(statsInterval, what: "--stats-interval")
+        let services = try AggregatorServices.make(configuration, logger: logger)
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup) },
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

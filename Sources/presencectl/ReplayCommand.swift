@@ -18,11 +18,13 @@ struct ReplayCommand: AsyncParsableCommand {
     @Argument(help: "A file written by `presencectl record`.") var file: String
 
     func run() async throws {
-        let configuration = try tuning.pipelineConfiguration()
+        var configuration = AggregatorCore.Configuration()
+        configuration.pipeline = try tuning.pipelineConfiguration()
+        configuration.catchUp = false
         let contents = try LineFile(path: file)
         let registry = try await withDatabase(connection) { try await $0.loadRegistry() }
         var output = BufferedOutput()
-        var pipeline: PresencePipeline?
+        var core: AggregatorCore?
         var lastReceived: Int64 = 0
         var skipped = 0
         try contents.forEachLine { line in
@@ -30,34 +32,35 @@ struct ReplayCommand: AsyncParsableCommand {
                 skipped += 1
                 return
             }
-            if pipeline == nil {
-                pipeline = PresencePipeline(configuration: configuration, registry: registry, start: arrival.received)
+            if core == nil {
+                core = AggregatorCore(configuration: configuration, registry: registry, now: arrival.received)
             }
             lastReceived = max(lastReceived, arrival.received)
-            let events: [PresenceEvent]
-            switch Topics.nodeMessage(in: arrival.topic) {
-            case .sightings(let node):
-                events = pipeline?.receive(line, node: Substring(node), at: arrival.received).events ?? []
-            case .status(let node):
-                let state = ServiceStatus.state(of: Array(line.bindMemory(to: UInt8.self)))
-                events = state.map { pipeline?.receiveStatus(node: Substring(node), online: $0 == .online, at: arrival.received).events ?? [] } ?? []
-            case .stats(let node):
-                events = pipeline?.receiveStats(node: Substring(node), at: arrival.received).events ?? []
-            case nil:
+            guard Topics.nodeMessage(in: arrival.topic) != nil else {
                 skipped += 1
-                events = []
+                return
             }
-            for event in events { output.line(event.encoded()) }
+            core?.receive(topic: arrival.topic, payload: line, at: arrival.received).printEvents(to: &output)
         }
-        if var pipeline {
-            let engine = configuration.engine
-            let end = lastReceived + configuration.lateness + max(engine.absenceTimeout, engine.staleAfter + engine.switchDwell) + 2 * configuration.tickInterval
-            for event in pipeline.advanceClock(to: end) { output.line(event.encoded()) }
+        if var core {
+            let engine = configuration.pipeline.engine
+            let end = lastReceived + configuration.pipeline.lateness + max(engine.absenceTimeout, engine.staleAfter + engine.switchDwell)
+                + 2 * configuration.pipeline.tickInterval
+            core.tick(at: end).printEvents(to: &output)
             output.flush()
-            let c = pipeline.counters
+            let c = core.pipeline.counters
             StandardStreams.error("replayed \(c.batches) batches, \(c.sightings) sightings, \(c.observations) observations: \(c.events) events\(skipped > 0 ? "; skipped \(skipped) lines without arrival" : "")")
         } else {
             StandardStreams.error("no recorded batches in \(file)")
+        }
+    }
+}
+
+extension [AggregatorCore.Action] {
+    /// Prints the events the actions record, one JSON object per line.
+    fileprivate func printEvents(to output: inout BufferedOutput) {
+        for case .record(.decided(let decided)) in self {
+            for event in decided.events { output.line(event.encoded()) }
         }
     }
 }

@@ -124,6 +124,10 @@ struct UserTrack: Sendable {
     /// When time alone could next change a decision; `advance` looks at the track only then (and
     /// right after an observation, which sets it to the past).
     var deadline = Int64.min
+    /// The engine's `touches` when an observation was last applied to the track.
+    var touched: UInt64 = 0
+    /// The last sighting as `takeLastSeen` last took it.
+    var lastSeenTaken = Int64.min
 
     init(user: String) {
         self.user = user

@@ -39,6 +39,8 @@ extension PresenceEngine {
             }
         }
         track.deadline = .min
+        touches += 1
+        track.touched = touches
         putTrack(&track, index)
     }
 

@@ -1,13 +1,20 @@
 extension PresenceEngine {
     /// A node was heard at `time`: a batch, or (`heartbeat`) its periodic stats. A node that sends
     /// heartbeats is expected to keep doing so; one that falls silent is suspected down.
+    ///
+    /// Every track is looked at again only when this can change a decision: a node starts being
+    /// watched, or a watched node speaks after a silence longer than `heartbeatGrace` (readings it
+    /// held may stand no more). A node heard as usual changes nothing that the tracks' own
+    /// deadlines do not already foresee: its readings are fresh, and a stale reading is judged on
+    /// its own deadline.
     public mutating func nodeHeard(_ node: String, at time: Int64, heartbeat: Bool) {
         var health = nodes[node] ?? NodeHealth()
         let watched = health.isWatched
+        let wasSilent = health.lastHeard < TimeBounds.difference(time, configuration.heartbeatGrace)
         health.lastHeard = max(health.lastHeard, time)
         health.heartbeats = health.heartbeats || heartbeat
         nodes[node] = health
-        if health.isWatched {
+        if health.isWatched, !watched || wasSilent {
             healthChanged = true
             if !watched { watchedNodes += 1 }
         }
@@ -22,6 +29,11 @@ extension PresenceEngine {
         nodes[node] = health
         watchedNodes += (health.isWatched ? 1 : 0) - (watched ? 1 : 0)
         healthChanged = true
+    }
+
+    /// How many nodes the engine keeps health for (registered nodes heard so far).
+    public var nodeHealthCount: Int {
+        nodes.count
     }
 
     /// Forgets the health of the nodes `condition` selects (nodes no longer registered).

@@ -7,6 +7,9 @@ public struct PresenceEngine: Sendable {
     /// The time up to which observations have been processed, ms since the epoch.
     public internal(set) var now: Int64
     public internal(set) var statistics = Statistics()
+    /// Counts applied observations: a track remembers the count when it last took one, so that
+    /// what changed since a moment can be found (`positions(touchedAfter:)`, `takeLastSeen`).
+    public internal(set) var touches: UInt64 = 0
 
     var pending = MinHeap<Pending>()
     var waiting = PendingObservations()

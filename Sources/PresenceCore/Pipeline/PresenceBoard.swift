@@ -12,10 +12,12 @@ public struct PresenceBoard: Sendable {
         /// Users whose retained state must be deleted (incognito or removed: no trace is kept).
         public var clearedUsers: [String] = []
         public var beacons: [BeaconState] = []
+        /// Beacons no longer registered, whose retained state must be deleted.
+        public var deletedBeacons: [String] = []
 
         public init() {}
 
-        public var isEmpty: Bool { users.isEmpty && clearedUsers.isEmpty && beacons.isEmpty }
+        public var isEmpty: Bool { users.isEmpty && clearedUsers.isEmpty && beacons.isEmpty && deletedBeacons.isEmpty }
     }
 
     /// Starts from sessions resumed after a restart; returns every state to publish afresh.

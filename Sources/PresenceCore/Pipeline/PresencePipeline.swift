@@ -187,6 +187,12 @@ public struct PresencePipeline: Sendable {
         return events
     }
 
+    /// The present users whose last sighting moved by `resolution` or more since it was last
+    /// taken, among those heard after `mark` (see `PresenceEngine.takeLastSeen`).
+    public mutating func takeLastSeen(touchedAfter mark: UInt64, resolution: Int64) -> [(user: String, time: Int64)] {
+        engine.takeLastSeen(touchedAfter: mark, resolution: resolution)
+    }
+
     /// Resumes sessions that were open when the aggregator stopped, except those whose user,
     /// device or beacon has gone or whose user is incognito: those end now, with the reason.
     public mutating func resume(_ sessions: [Presence], at time: Int64) -> [PresenceEvent] {

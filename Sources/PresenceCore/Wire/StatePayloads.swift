@@ -143,8 +143,13 @@ public struct ServiceStatus: Equatable, Sendable {
 
     /// The `state` of a status payload, or nil when it has none (or is not JSON).
     public static func state(of payload: [UInt8]) -> State? {
+        payload.withUnsafeBytes { state(of: $0) }
+    }
+
+    /// `state(of:)` for a payload that stays where it is.
+    public static func state(of bytes: UnsafeRawBufferPointer) -> State? {
         var state: State?
-        let parsed: Bool = payload.withUnsafeBytes { bytes in
+        let parsed: Bool = {
             var reader = JSONReader(bytes)
             do throws(JSONReader.Failure) {
                 guard try reader.peekKind() == .object else { return false }
@@ -159,7 +164,7 @@ public struct ServiceStatus: Equatable, Sendable {
             } catch {
                 return false
             }
-        }
+        }()
         return parsed ? state : nil
     }
 

@@ -1,16 +1,17 @@
 import PresenceCore
 
-/// The aggregator's pure path on arbitrary messages: topics of every kind (sightings, status and
+/// The aggregator's decisions (`AggregatorCore`: topic dispatch, the pipeline, the board,
+/// notifications, progress) on arbitrary messages: topics of every kind (sightings, status and
 /// stats of registered, unregistered and malformed nodes, and anything else), payloads as given or
 /// as well-formed batches carrying fuzzed numbers, at fuzzed times (the ends of Int64 included),
-/// with registry swaps in between. Nothing may trap, and strangers must leave no state.
+/// with registry swaps and ticks in between. Nothing may trap, and strangers must leave no state.
 ///
 /// Input: "PIPE", then records. A record's first byte `k` says what it is: `k & 3` the topic's kind
 /// (sightings, status, stats, other), `k >> 2 & 3` whose (node-a, node-b, the carried badge, or a
 /// name read from the input), `k & 0x10` an absolute time in the next 8 bytes (else one byte of
 /// 50 ms steps), `k & 0x20` a well-formed batch built from the next bytes (else a length-prefixed
-/// payload), `k & 0xC0 == 0xC0` a registry swap first.
-enum PipelineFuzz {
+/// payload), `k & 0x80` a tick after it, `k & 0xC0 == 0xC0` a registry swap first.
+enum AggregatorFuzz {
     static let magic = Array("PIPE".utf8)
     static let start: Int64 = 1_763_774_700_000
     static let tag = "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:1"
@@ -23,7 +24,7 @@ enum PipelineFuzz {
         users: [.init(key: "alice"), .init(key: "bob", incognitoUntil: start + 30_000)],
         devices: [.init(identity: tag, user: "alice", tx: -59), .init(identity: "node:badge", user: "bob")])
     static let smaller: Registry = {
-        var smaller = PipelineFuzz.registry
+        var smaller = AggregatorFuzz.registry
         smaller.nodes["node-b"] = nil
         smaller.users["bob"] = nil
         smaller.devices["node:badge"] = nil
@@ -31,18 +32,26 @@ enum PipelineFuzz {
     }()
 
     /// Built once: each input starts from a copy.
-    static let fresh = PresencePipeline(configuration: .init(), registry: registry, start: start)
+    static let fresh: AggregatorCore = {
+        var configuration = AggregatorCore.Configuration()
+        configuration.statsInterval = 2_000
+        var core = AggregatorCore(configuration: configuration, registry: registry, sessions: [
+            Presence(user: "alice", device: tag, beacon: "a", venue: "expo", entered: start - 60_000, lastSeen: start - 1_000),
+        ], savedClock: start - 5_000, now: start)
+        _ = core.resume(at: start)
+        return core
+    }()
 
     static func run(_ bytes: ArraySlice<UInt8>) {
         let topics = (try? Topics(prefix: "presence")) ?? { preconditionFailure("the default prefix is valid") }()
         var input = Cursor(bytes: bytes)
-        var pipeline = fresh
+        var core = fresh
         var time = start
         var swapped = false
         while let k = input.byte() {
             if k & 0xC0 == 0xC0 {
                 swapped.toggle()
-                _ = pipeline.replaceRegistry(swapped ? smaller : registry, at: time)
+                _ = core.replaceRegistry(swapped ? smaller : registry, at: time)
             }
             time = k & 0x10 != 0 ? input.int64() : TimeBounds.sum(time, Int64(input.byte() ?? 0) * 50)
             let node: String
@@ -60,34 +69,35 @@ enum PipelineFuzz {
             case 2: topic = topics.nodeStats(node: node)
             default: topic = node
             }
-            deliver(payload, topic: topic, at: time, to: &pipeline)
+            check(payload.withUnsafeBytes { core.receive(topic: topic, payload: $0, at: time) })
+            if k & 0x80 != 0 { check(core.tick(at: time)) }
             _ = SightingBatchDecoder.decode(payload, topicNode: node)
+            record(payload, topic: topic, at: time)
         }
-        _ = pipeline.advanceClock(to: TimeBounds.sum(time, 60_000))
-        precondition(pipeline.nodeClocks.keys.allSatisfy { ["node-a", "node-b", "badge"].contains($0) }, "state kept for a stranger")
-        precondition(pipeline.strangers.recent.count <= StrangerNodes.capacity, "the stranger table grew past its capacity")
+        check(core.tick(at: TimeBounds.sum(time, 60_000)))
+        check(core.finish(at: TimeBounds.sum(time, 60_000)))
+        precondition(core.pipeline.nodeClocks.keys.allSatisfy { ["node-a", "node-b", "badge"].contains($0) }, "state kept for a stranger")
+        precondition(core.pipeline.engine.nodeHealthCount <= 3, "health kept for a stranger")
+        precondition(core.pipeline.strangers.recent.count <= StrangerNodes.capacity, "the stranger table grew past its capacity")
     }
 
-    /// Dispatches by topic as `presencectl replay` does.
-    private static func deliver(_ payload: [UInt8], topic: String, at time: Int64, to pipeline: inout PresencePipeline) {
-        switch Topics.nodeMessage(in: topic) {
-        case .sightings(let node):
-            let outcome = pipeline.receive(payload, node: Substring(node), at: time, catchingUp: payload.count % 3 == 0)
-            precondition(outcome.events.allSatisfy { $0.kind == .enter || $0.reason != nil }, "an exit without a reason")
-        case .status(let node):
-            if let state = ServiceStatus.state(of: payload) {
-                _ = pipeline.receiveStatus(node: Substring(node), online: state == .online, at: time)
+    /// What the core returns must hold together: exits have reasons, every record renders.
+    private static func check(_ actions: [AggregatorCore.Action]) {
+        let topics = (try? Topics(prefix: "presence")) ?? { preconditionFailure("the default prefix is valid") }()
+        for case .record(let record) in actions {
+            if case .decided(let decided) = record {
+                precondition(decided.events.allSatisfy { $0.kind == .enter || $0.reason != nil }, "an exit without a reason")
             }
-        case .stats(let node):
-            _ = pipeline.receiveStats(node: Substring(node), at: time)
-        case nil:
-            _ = pipeline.advanceClock(to: time)
+            for message in record.messages(topics) { precondition(!message.topic.isEmpty, "a message without a topic") }
         }
-        if let line = Recording.line(payload: payload, topic: topic, received: time) {
-            line.withUnsafeBytes { line in
-                let arrival = Recording.arrival(of: line)
-                precondition(arrival == nil || arrival?.topic == topic, "a recorded line reads back another topic")
-            }
+    }
+
+    /// A recorded line of the payload must read back its arrival and topic.
+    private static func record(_ payload: [UInt8], topic: String, at time: Int64) {
+        guard let line = Recording.line(payload: payload, topic: topic, received: time) else { return }
+        line.withUnsafeBytes { line in
+            let arrival = Recording.arrival(of: line)
+            precondition(arrival == nil || arrival?.topic == topic, "a recorded line reads back another topic")
         }
     }
 

@@ -1,0 +1,102 @@
+import Logging
+import PresenceCore
+import PresenceMQTT
+import ServiceLifecycle
+
+/// The aggregator's decision loop: one task that owns the `AggregatorCore`, feeds it the inbox
+/// (messages, ticks, registries) and carries out what it returns. It never waits on the database
+/// or the broker: records go to the outbox, counters out at once. It starts from what the database
+/// says (waiting for it if it is away), opens the gate for the inbound connection, and on shutdown
+/// decides everything received before that connection closed, saves progress and hands the
+/// outbox its last records.
+final class DecisionLoop: Service {
+    private let configuration: AggregatorConfiguration
+    private let inbox: LoopInbox
+    private let outbox: Outbox
+    private let ready: StartGate
+    private let inboundStatistics: @Sendable () -> MQTTStatistics
+    private let logger: Logger
+
+    init(configuration: AggregatorConfiguration, inbox: LoopInbox, outbox: Outbox, ready: StartGate,
+         inboundStatistics: @escaping @Sendable () -> MQTTStatistics, logger: Logger) {
+        self.configuration = configuration
+        self.inbox = inbox
+        self.outbox = outbox
+        self.ready = ready
+        self.inboundStatistics = inboundStatistics
+        self.logger = logger
+    }
+
+    func run() async throws {
+        defer { outbox.finish() }
+        let start: StartingState
+        do {
+            start = try await StartingState.load(configuration, logger: logger)
+        } catch is CancellationError {
+            return
+        }
+        var core = AggregatorCore(configuration: configuration.core, registry: start.registry, sessions: start.sessions,
+                                  savedClock: start.savedClock, recentNotifications: start.recentNotifications, now: WallClock.milliseconds())
+        execute(core.resume(at: WallClock.milliseconds()))
+        ready.open()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [inbox, tick = configuration.core.pipeline.tickInterval] in
+                while !Task.isCancelled {
+                    let now = WallClock.milliseconds()
+                    guard (try? await Task.sleep(for: .milliseconds((now / tick + 1) * tick - now))) != nil else { return }
+                    inbox.tick(at: WallClock.milliseconds())
+                }
+            }
+            await withGracefulShutdownHandler {
+                while let item = await inbox.next() {
+                    switch item {
+                    case .message(let message, let receivedAt):
+                        execute(message.payload.withUnsafeBytes { core.receive(topic: message.topic, payload: $0, at: receivedAt) })
+                    case .tick:
+                        execute(core.tick(at: WallClock.milliseconds()))
+                    case .registry(let registry, _):
+                        execute(core.replaceRegistry(registry, at: WallClock.milliseconds()))
+                    }
+                }
+            } onGracefulShutdown: { [inbox] in
+                // The inbound connection closes first and finishes the inbox; this is for a
+                // shutdown that comes another way.
+                inbox.finish()
+            }
+            group.cancelAll()
+        }
+        execute(core.finish(at: WallClock.milliseconds()))
+        outbox.finish()
+        // The inbox ends when the inbound connection has stopped; the group asks this loop to stop
+        // next, and a service may not end before it is asked.
+        try? await gracefulShutdown()
+    }
+
+    private func execute(_ actions: [AggregatorCore.Action]) {
+        for action in actions {
+            switch action {
+            case .record(let record):
+                outbox.submit(record)
+            case .statistics(let statistics):
+                let message = AggregatorStatistics(core: statistics, inbound: inboundStatistics(), inbox: inbox.counters,
+                                                   decisionToPublish: outbox.latency.takeSummary())
+                logger.info("statistics", metadata: message.metadata)
+                outbox.publishNow(MQTTMessage(topic: configuration.topics.aggregatorStats, payload: message.encoded(), qos: 0))
+            case .log(let line):
+                logger.log(level: line.level.logLevel, "\(line.message)", metadata: line.metadata.mapValues { .string($0) })
+            }
+        }
+    }
+}
+
+extension AggregatorCore.LogLine.Level {
+    var logLevel: Logger.Level {
+        switch self {
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+}

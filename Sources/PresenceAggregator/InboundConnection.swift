@@ -1,0 +1,46 @@
+import Logging
+import PresenceCore
+import PresenceMQTT
+import ServiceLifecycle
+
+/// The connection that receives sightings and node messages, in a persistent broker session (so
+/// that the broker keeps them while the aggregator is down), straight into the decision loop's
+/// inbox. It connects once the loop is ready, and is the first part to stop on shutdown, so that
+/// the loop can decide everything received before it ends.
+final class InboundConnection: Service {
+    private let client: MQTTClient
+    private let inbox: LoopInbox
+    private let ready: StartGate
+
+    init(configuration: AggregatorConfiguration, inbox: LoopInbox, ready: StartGate, logger: Logger) throws {
+        let topics = configuration.topics
+        var mqtt = MQTTConfiguration(url: configuration.broker, clientID: configuration.effectiveClientID)
+        mqtt.cleanSession = configuration.cleanSession
+        // A persistent session needs, under MQTT 5, a session-expiry CONNECT property, which
+        // libmosquitto's automatic reconnects do not send; under 3.1.1 the broker keeps a session
+        // without clean-session for as long as it is configured to.
+        if !configuration.cleanSession { mqtt.protocolVersion = .v311 }
+        mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1), MQTTSubscription(topics.allNodeStatuses, qos: 1),
+                              MQTTSubscription(topics.allNodeStats, qos: 0)]
+        mqtt.onMessage = { message in inbox.push(message, receivedAt: WallClock.milliseconds()) }
+        client = try MQTTClient(configuration: mqtt, logger: logger)
+        self.inbox = inbox
+        self.ready = ready
+    }
+
+    /// The connection's counters (the inbound drops among them).
+    var statistics: MQTTStatistics { client.statistics }
+
+    func run() async throws {
+        defer { inbox.finish() }
+        await withTaskCancellationOrGracefulShutdownHandler { [ready] in
+            await ready.wait()
+        } onCancelOrGracefulShutdown: { [ready] in
+            ready.open()
+        }
+        guard !Task.isCancelled, !Task.isShuttingDownGracefully else { return }
+        try client.start()
+        try? await gracefulShutdown()
+        await client.stop()
+    }
+}

@@ -1,0 +1,39 @@
+extension AggregatorCore {
+    /// What the shell must do after an input.
+    public enum Action: Sendable, Equatable {
+        /// Make durable, then publish and store, in order.
+        case record(OutboundRecord)
+        /// Publish the counters (the shell adds its own).
+        case statistics(Statistics)
+        /// Write a log line (already rate-limited where external input can trigger it).
+        case log(LogLine)
+    }
+
+    /// A log line, without a logging library: the shell writes it.
+    public struct LogLine: Sendable, Equatable {
+        public enum Level: Sendable, Equatable {
+            case debug, info, notice, warning, error
+        }
+
+        public var level: Level
+        public var message: String
+        public var metadata: [String: String]
+
+        public init(_ level: Level, _ message: String, _ metadata: [String: String] = [:]) {
+            self.level = level
+            self.message = message
+            self.metadata = metadata
+        }
+    }
+
+    /// The core's counters at one moment.
+    public struct Statistics: Sendable, Equatable {
+        public var counters: PipelineCounters
+        public var strangers: StrangerNodes
+        /// Observations applied after the engine had passed their time.
+        public var late: Int
+        /// How far behind the wall clock decisions are, ms (the watermark's lag included).
+        public var decisionLag: Int64
+        public var catchingUp: Bool
+    }
+}

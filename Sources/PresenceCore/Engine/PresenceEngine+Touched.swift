@@ -1,0 +1,26 @@
+extension PresenceEngine {
+    /// The present users whose tracks took an observation after `mark` (an earlier value of
+    /// `touches`), in the order they were first heard, with their estimated positions (nil where
+    /// no reading has coordinates). Costs a pass over the tracks, and a position estimate for each
+    /// touched one only.
+    public func positions(touchedAfter mark: UInt64) -> [(user: String, position: Position)] {
+        var result: [(user: String, position: Position)] = []
+        for track in tracks where track.touched > mark && track.presence != nil {
+            if let position = estimatedPosition(track, at: now, requireAll: false) { result.append((track.user, position)) }
+        }
+        return result
+    }
+
+    /// The present users whose last sighting moved by `resolution` or more since it was last taken
+    /// (every move with 0), among the tracks touched after `mark`; marks what it returns as taken.
+    public mutating func takeLastSeen(touchedAfter mark: UInt64, resolution: Int64) -> [(user: String, time: Int64)] {
+        var taken: [(user: String, time: Int64)] = []
+        for index in tracks.indices where tracks[index].touched > mark {
+            guard let lastSeen = tracks[index].presence?.lastSeen, lastSeen != tracks[index].lastSeenTaken,
+                  lastSeen >= TimeBounds.sum(tracks[index].lastSeenTaken, resolution) || resolution == 0 else { continue }
+            tracks[index].lastSeenTaken = lastSeen
+            taken.append((tracks[index].user, lastSeen))
+        }
+        return taken
+    }
+}

@@ -1,0 +1,202 @@
+import Testing
+@testable import PresenceCore
+
+@Suite struct AggregatorCoreTests {
+    static let start: Int64 = 1_763_774_700_000
+    static let topics = (try? Topics(prefix: "site/presence")) ?? { preconditionFailure() }()
+
+    static func core(_ configure: (inout AggregatorCore.Configuration) -> Void = { _ in }, registry: Registry = PresencePipelineTests.registry,
+                     sessions: [Presence] = []) -> AggregatorCore {
+        var configuration = AggregatorCore.Configuration()
+        configuration.catchUp = false
+        configure(&configuration)
+        return AggregatorCore(configuration: configuration, registry: registry, sessions: sessions, now: start)
+    }
+
+    static func receive(_ core: inout AggregatorCore, _ topic: String, _ payload: [UInt8], at time: Int64) -> [AggregatorCore.Action] {
+        payload.withUnsafeBytes { core.receive(topic: topic, payload: $0, at: time) }
+    }
+
+    static func events(_ actions: [AggregatorCore.Action]) -> [PresenceEvent] {
+        actions.flatMap { action -> [PresenceEvent] in
+            guard case .record(.decided(let decided)) = action else { return [] }
+            return decided.events
+        }
+    }
+
+    @Test func dispatchesByTopicAndDecidesExactlyAsThePipeline() {
+        var core = Self.core()
+        var pipeline = PresencePipeline(configuration: .init(), registry: PresencePipelineTests.registry, start: Self.start)
+        var viaCore: [PresenceEvent] = []
+        var viaPipeline: [PresenceEvent] = []
+        for (node, payload, received) in PresencePipelineTests.walk(seed: 9, start: Self.start) {
+            viaCore += Self.events(Self.receive(&core, Self.topics.sightings(node: node), payload, at: received))
+            viaPipeline += pipeline.receive(payload, node: Substring(node), at: received).events
+            if received % 7 == 0 {
+                viaCore += Self.events(Self.receive(&core, Self.topics.nodeStats(node: node), Array(#"{"v":1}"#.utf8), at: received))
+                viaPipeline += pipeline.receiveStats(node: Substring(node), at: received).events
+            }
+        }
+        viaCore += Self.events(core.tick(at: Self.start + 300_000))
+        viaPipeline += pipeline.advanceClock(to: Self.start + 300_000)
+        #expect(viaCore.map(\.kind) == [.enter, .exit, .enter, .exit])
+        #expect(viaCore == viaPipeline)
+        #expect(Self.receive(&core, "site/presence/v1/other/node-a", Array("{}".utf8), at: Self.start + 130_000).isEmpty)
+    }
+
+    @Test func aDecidedRecordPublishesTheExitBeforeTheEnterThenTheHelloThenTheStates() throws {
+        var registry = PresencePipelineTests.registry
+        registry.beacons["b"]?.hello = "Hi {name}"
+        var core = Self.core(registry: registry)
+        var decided: [OutboundRecord.DecidedEvents] = []
+        for (node, payload, received) in PresencePipelineTests.walk(seed: 9, start: Self.start) {
+            for case .record(.decided(let record)) in Self.receive(&core, Self.topics.sightings(node: node), payload, at: received) {
+                decided.append(record)
+            }
+        }
+        let move = try #require(decided.first { $0.events.count == 2 })
+        #expect(move.decidedAt >= move.events[0].at)
+        let topics = OutboundRecord.decided(move).messages(Self.topics).map(\.topic)
+        #expect(topics == ["site/presence/v1/events/a/alice", "site/presence/v1/events/b/alice", "site/presence/v1/notify/alice",
+                           "site/presence/v1/state/users/alice", "site/presence/v1/state/beacons/a", "site/presence/v1/state/beacons/b"])
+        let messages = OutboundRecord.decided(move).messages(Self.topics)
+        #expect(messages.map(\.retain) == [false, false, false, true, true, true])
+        #expect(messages.compactMap(\.event) == move.events.map(\.id))
+    }
+
+    @Test func aRestartDrainsWhatTheBrokerKeptInItsOwnTimeBeforeTheClockMovesOn() {
+        let stopped = Self.start
+        let restart = stopped + 60_000
+        var core = AggregatorCore(configuration: .init(), registry: PresencePipelineTests.registry, sessions: [
+            Presence(user: "alice", device: PresencePipelineTests.tag, beacon: "a", venue: "expo", entered: stopped - 30_000, lastSeen: stopped - 500),
+        ], savedClock: stopped, now: restart)
+        #expect(Self.events(core.resume(at: restart)).isEmpty)
+        #expect(core.catchingUp)
+        // Ticks while the backlog flows decide nothing: alice's absence is not judged on the wall clock.
+        var events: [PresenceEvent] = []
+        var last: Int64 = 0
+        for i in 0 ..< 16 {
+            last = stopped + Int64(i) * 500
+            events += Self.events(Self.receive(&core, Self.topics.sightings(node: "node-a"),
+                                               PresencePipelineTests.batch("node-a", seq: Int64(i), at: last, rssi: -55, sent: last + 50),
+                                               at: restart + Int64(i) * 20))
+            events += Self.events(core.tick(at: restart + Int64(i) * 20 + 10))
+        }
+        #expect(events.isEmpty && core.catchingUp)
+        let caughtUp = core.tick(at: restart + 900)
+        #expect(!core.catchingUp)
+        #expect(caughtUp.contains { if case .log(let line) = $0 { line.message == "caught up with what the broker kept" } else { false } })
+        events += Self.events(caughtUp) + Self.events(core.tick(at: restart + 2_000))
+        #expect(events.map(\.kind) == [.exit])
+        #expect(events.first?.at == last && events.first?.reason == .timeout)
+    }
+
+    @Test func resumedSessionsPublishEveryStateAndThoseWhoseUserIsGoneEnd() {
+        var core = Self.core(sessions: [
+            Presence(user: "alice", device: PresencePipelineTests.tag, beacon: "a", venue: "expo", entered: Self.start - 9_000, lastSeen: Self.start - 500),
+            Presence(user: "ghost", device: "mac:00:11:22:33:44:55", beacon: "b", venue: "expo", entered: Self.start - 9_000, lastSeen: Self.start - 500),
+        ])
+        let actions = core.resume(at: Self.start)
+        guard case .record(.states(let restored)) = actions.first else {
+            Issue.record("the restored states come first: \(actions)")
+            return
+        }
+        #expect(restored.users.map(\.user) == ["alice", "ghost"] && restored.beacons.map(\.beacon) == ["a", "b"])
+        #expect(Self.events(actions).map { "\($0.user) \($0.reason?.rawValue ?? "")" } == ["ghost removed"])
+    }
+
+    @Test func aNewRegistryEndsSessionsAndDeletesTheRetainedStatesOfWhatWentAway() {
+        var core = Self.core()
+        var entered: [PresenceEvent] = []
+        for i in 0 ..< 8 {
+            let t = Self.start + Int64(i) * 500
+            entered += Self.events(Self.receive(&core, Self.topics.sightings(node: "node-a"),
+                                                PresencePipelineTests.batch("node-a", seq: Int64(i), at: t, rssi: -55), at: t))
+        }
+        entered += Self.events(core.tick(at: Self.start + 5_000))
+        #expect(entered.map(\.kind) == [.enter])
+        var smaller = PresencePipelineTests.registry
+        smaller.beacons["a"] = nil
+        smaller.nodes["node-a"] = nil
+        smaller.users["alice"] = nil
+        smaller.beacons["c"] = Registry.Beacon(key: "c", venue: "expo")
+        let actions = core.replaceRegistry(smaller, at: Self.start + 6_000)
+        #expect(Self.events(actions).map(\.reason) == [.removed])
+        let states = actions.compactMap { action -> PresenceBoard.Changes? in
+            if case .record(.states(let changes)) = action { changes } else { nil }
+        }
+        #expect(states.count == 1)
+        #expect(states.first?.deletedBeacons == ["a"] && states.first?.clearedUsers == ["alice"] && states.first?.beacons.map(\.beacon) == ["c"])
+        #expect(core.replaceRegistry(smaller, at: Self.start + 7_000).isEmpty)
+    }
+
+    @Test func progressSavesALastSightingOnceItMovedFarEnoughAndExactlyAtTheEnd() {
+        var core = Self.core()
+        var saved: [[OutboundRecord.LastSeen]] = []
+        var last: Int64 = 0
+        for i in 0 ..< 30 {
+            last = Self.start + Int64(i) * 500
+            _ = Self.receive(&core, Self.topics.sightings(node: "node-a"), PresencePipelineTests.batch("node-a", seq: Int64(i), at: last, rssi: -55), at: last)
+            for case .record(.progress(let progress)) in core.tick(at: last + 100) { saved.append(progress.lastSeen) }
+        }
+        let times = saved.flatMap { $0.map(\.time) }
+        #expect(times.count >= 2 && times.count <= 4, "\(times)")
+        #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= 5_000 })
+        let final = core.finish(at: last + 2_000).compactMap { action -> OutboundRecord.Progress? in
+            if case .record(.progress(let progress)) = action { progress } else { nil }
+        }
+        #expect((times + (final.first?.lastSeen.map(\.time) ?? [])).max() == last)
+        #expect(final.first.map { $0.clock > Self.start } ?? false)
+    }
+
+    @Test func linesAboutStrangersAreHeldBackToOnePerIntervalAndSayHowManyWere() {
+        var core = Self.core()
+        var warnings: [AggregatorCore.LogLine] = []
+        for i in 0 ..< 100 {
+            let time = Self.start + Int64(i) * 300
+            let node = "ghost-\(i)"
+            for case .log(let line) in Self.receive(&core, Self.topics.sightings(node: node), PresencePipelineTests.batch(node, seq: 1, at: time, rssi: -50), at: time)
+            where line.level == .warning {
+                warnings.append(line)
+            }
+        }
+        #expect(warnings.count == 3)
+        #expect(warnings.dropFirst().allSatisfy { Int($0.metadata["suppressed"] ?? "") ?? 0 > 20 })
+        #expect(core.pipeline.strangers.counts[.unregisteredNode] == 100)
+    }
+
+    @Test func positionsArePublishedForUsersHeardSinceTheLastOnes() {
+        var registry = PresencePipelineTests.registry
+        registry.beacons["a"]?.x = 0
+        registry.beacons["a"]?.y = 0
+        registry.beacons["b"]?.x = 7
+        registry.beacons["b"]?.y = 0
+        registry.nodes["node-a"]?.x = 0
+        registry.nodes["node-a"]?.y = 0
+        registry.nodes["node-b"]?.x = 7
+        registry.nodes["node-b"]?.y = 0
+        var core = Self.core(registry: registry)
+        var placed = 0
+        for i in 0 ..< 12 {
+            let t = Self.start + Int64(i) * 500
+            _ = Self.receive(&core, Self.topics.sightings(node: "node-a"), PresencePipelineTests.batch("node-a", seq: Int64(i), at: t, rssi: -55), at: t)
+            _ = Self.receive(&core, Self.topics.sightings(node: "node-b"), PresencePipelineTests.batch("node-b", seq: Int64(i), at: t, rssi: -70), at: t + 1)
+            for case .record(.states(let changes)) in core.tick(at: t + 200) { placed += changes.users.filter { $0.position != nil }.count }
+        }
+        #expect(placed >= 1)
+        // Nobody heard since: nothing more to place.
+        var later = 0
+        for case .record(.states(let changes)) in core.tick(at: Self.start + 9_000) + core.tick(at: Self.start + 10_500) { later += changes.users.count }
+        #expect(later == 0)
+    }
+
+    @Test func theRateLimiterLetsOneLinePerKeyAndIntervalThrough() {
+        var limiter = RateLimiter(interval: 1_000)
+        #expect(limiter.admit("a", at: 0) == 0)
+        #expect(limiter.admit("a", at: 500) == nil)
+        #expect(limiter.admit("b", at: 600) == 0)
+        #expect(limiter.admit("a", at: 900) == nil)
+        #expect(limiter.admit("a", at: 1_000) == 2)
+        #expect(limiter.admit("a", at: .min) == nil)
+    }
+}
