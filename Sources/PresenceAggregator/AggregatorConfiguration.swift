@@ -23,6 +23,8 @@ public struct AggregatorConfiguration: Sendable {
     /// Bytes of received messages waiting for the decision loop; beyond, messages are dropped and
     /// counted.
     public var inboundBytes = 64 << 20
+    /// How many published messages may wait for the broker's acknowledgement at once.
+    public var publishWindow = 1_000
 
     /// The client id in use: the configured one, or `presence-aggregator` plus the prefix.
     public var effectiveClientID: String {

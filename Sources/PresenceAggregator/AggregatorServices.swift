@@ -9,8 +9,9 @@ public enum AggregatorServices {
     public static func make(_ configuration: AggregatorConfiguration, logger: Logger) throws -> [any Service] {
         let inbox = LoopInbox(limit: configuration.inboundBytes)
         let ready = StartGate()
-        let outbox = try Outbox(configuration: configuration, logger: logger)
-        let inbound = try InboundConnection(configuration: configuration, inbox: inbox, ready: ready, logger: logger)
+        let subscribed = StartGate()
+        let outbox = try Outbox(configuration: configuration, subscribed: subscribed, logger: logger)
+        let inbound = try InboundConnection(configuration: configuration, inbox: inbox, ready: ready, subscribed: subscribed, logger: logger)
         let loop = DecisionLoop(configuration: configuration, inbox: inbox, outbox: outbox, ready: ready,
                                 inboundStatistics: { inbound.statistics }, logger: logger)
         let registry = RegistryWatcher(configuration: configuration, inbox: inbox, logger: logger)

@@ -5,14 +5,17 @@ import ServiceLifecycle
 
 /// The connection that receives sightings and node messages, in a persistent broker session (so
 /// that the broker keeps them while the aggregator is down), straight into the decision loop's
-/// inbox. It connects once the loop is ready, and is the first part to stop on shutdown, so that
-/// the loop can decide everything received before it ends.
+/// inbox. It connects once the loop is ready, says when its subscriptions are in place (only then
+/// does the aggregator call itself online), and is the first part to stop on shutdown, so that the
+/// loop can decide everything received before it ends.
 final class InboundConnection: Service {
     private let client: MQTTClient
     private let inbox: LoopInbox
     private let ready: StartGate
+    private let subscribed: StartGate
+    private let logger: Logger
 
-    init(configuration: AggregatorConfiguration, inbox: LoopInbox, ready: StartGate, logger: Logger) throws {
+    init(configuration: AggregatorConfiguration, inbox: LoopInbox, ready: StartGate, subscribed: StartGate, logger: Logger) throws {
         let topics = configuration.topics
         var mqtt = MQTTConfiguration(url: configuration.broker, clientID: configuration.effectiveClientID)
         mqtt.cleanSession = configuration.cleanSession
@@ -26,6 +29,8 @@ final class InboundConnection: Service {
         client = try MQTTClient(configuration: mqtt, logger: logger)
         self.inbox = inbox
         self.ready = ready
+        self.subscribed = subscribed
+        self.logger = logger
     }
 
     /// The connection's counters (the inbound drops among them).
@@ -38,8 +43,17 @@ final class InboundConnection: Service {
         } onCancelOrGracefulShutdown: { [ready] in
             ready.open()
         }
-        guard !Task.isCancelled, !Task.isShuttingDownGracefully else { return }
+        guard !Task.isCancelled, !Task.isShuttingDownGracefully else {
+            subscribed.open()
+            return
+        }
         try client.start()
+        do {
+            try await cancelWhenGracefulShutdown { [client] in try await client.waitUntilConnected() }
+        } catch {
+            logger.debug("stopped before the subscriptions were in place", metadata: ["error": "\(error)"])
+        }
+        subscribed.open()
         try? await gracefulShutdown()
         await client.stop()
     }

@@ -1,5 +1,23 @@
-/// A `publish` caller waiting for its acknowledgement's reason code.
-typealias AckWaiter = CheckedContinuation<Int32, any Error>
+/// Who waits for a QoS 1/2 message's acknowledgement: a `publish` caller suspended until its
+/// reason code, or a `send` caller's handler, called with it (or with the error that ended the wait).
+enum AckWaiter: Sendable {
+    case task(CheckedContinuation<Int32, any Error>)
+    case handler(@Sendable (Result<Int32, MQTTError>) -> Void)
+
+    func resume(returning reason: Int32) {
+        switch self {
+        case .task(let continuation): continuation.resume(returning: reason)
+        case .handler(let handler): handler(.success(reason))
+        }
+    }
+
+    func resume(throwing error: MQTTError) {
+        switch self {
+        case .task(let continuation): continuation.resume(throwing: error)
+        case .handler(let handler): handler(.failure(error))
+        }
+    }
+}
 /// A `publish` caller waiting for a slot in the in-flight window.
 typealias SlotWaiter = CheckedContinuation<Void, any Error>
 /// The tracker as the client uses it.

@@ -31,17 +31,7 @@ extension MQTTClient {
             try sendQoS0(message, duringStop: duringStop)
             return
         }
-        try await acquireSlot(duringStop: duringStop)
-        var mid: Int32 = 0
-        let rc = message.payload.withUnsafeBytes { bytes in
-            mosquitto_publish(handle, &mid, message.topic, Int32(bytes.count), bytes.baseAddress,
-                              Int32(message.qos), message.retain)
-        }
-        // NO_CONN: queued all the same, and sent after the reconnect.
-        guard rc == MOSQ_ERR_SUCCESS.rawValue || rc == MOSQ_ERR_NO_CONN.rawValue else {
-            state.withLock { $0.tracker.releaseSlot() }?.resume()
-            throw MQTTError("cannot publish to \(message.topic)", rc: rc)
-        }
+        let mid = try await handToLibrary(message, duringStop: duringStop)
         let reason = try await acknowledgement(of: mid)
         guard reason < 0x80 else { throw MQTTError.puback(reason, topic: message.topic) }
         state.withLock { $0.statistics.published += 1 }
@@ -99,17 +89,64 @@ extension MQTTClient {
         state.withLock { $0.tracker.cancelSlotWait(id: id) }?.resume(throwing: CancellationError())
     }
 
+    /// Publishes with QoS 1 or 2 without waiting for the acknowledgement: waits only for a slot
+    /// in the `maxInFlight` window (slots go to callers in call order, so one task's messages
+    /// leave in the order it sends them), hands the message to libmosquitto and returns. `handler`
+    /// is called once, on libmosquitto's network thread or before `send` returns, with the broker's
+    /// reason code (below 0x80: accepted; 0 for MQTT 3.1.1), or with the error that ended the wait
+    /// (the client stopped). It must not block. Throws `CancellationError` if cancelled while
+    /// waiting for a slot (nothing was sent), and `MQTTError` if the message cannot be sent.
+    public func send(_ message: MQTTMessage, whenAcknowledged handler: @escaping @Sendable (Result<Int32, MQTTError>) -> Void) async throws {
+        try Task.checkCancellation()
+        try Self.validate(message)
+        guard message.qos > 0 else {
+            throw MQTTError(message: "send(_:whenAcknowledged:) takes QoS 1 or 2, not 0, for \(message.topic)")
+        }
+        let mid = try await handToLibrary(message, duringStop: false)
+        let counted: @Sendable (Result<Int32, MQTTError>) -> Void = { [weak self] result in
+            if case .success(let reason) = result, reason < 0x80 { self?.state.withLock { $0.statistics.published += 1 } }
+            handler(result)
+        }
+        switch registerAcknowledgement(of: mid, .handler(counted)) {
+        case .failure(let error): counted(.failure(error))
+        case .success(.acknowledged(let reason, let handoff)):
+            handoff?.resume()
+            counted(.success(reason))
+        case .success(.waiting): break
+        }
+    }
+
+    /// Takes a window slot, hands `message` to libmosquitto and returns its message id.
+    private func handToLibrary(_ message: MQTTMessage, duringStop: Bool) async throws -> Int32 {
+        try await acquireSlot(duringStop: duringStop)
+        var mid: Int32 = 0
+        let rc = message.payload.withUnsafeBytes { bytes in
+            mosquitto_publish(handle, &mid, message.topic, Int32(bytes.count), bytes.baseAddress,
+                              Int32(message.qos), message.retain)
+        }
+        // NO_CONN: queued all the same, and sent after the reconnect.
+        guard rc == MOSQ_ERR_SUCCESS.rawValue || rc == MOSQ_ERR_NO_CONN.rawValue else {
+            state.withLock { $0.tracker.releaseSlot() }?.resume()
+            throw MQTTError("cannot publish to \(message.topic)", rc: rc)
+        }
+        return mid
+    }
+
+    /// Registers who waits for `mid`, unless the client has stopped or its network thread died.
+    private func registerAcknowledgement(of mid: Int32, _ waiter: AckWaiter) -> Result<Tracker.Registration, MQTTError> {
+        state.withLock { state in
+            // Only a finished stop or a dead network thread: while stopping, acks still come.
+            if let failure = state.failure { return .failure(failure) }
+            if state.phase == .stopped { return .failure(.stopped) }
+            return .success(state.tracker.register(mid: mid, waiter))
+        }
+    }
+
     /// The reason code of the acknowledgement for `mid` (0 for MQTT 3.1.1).
     private func acknowledgement(of mid: Int32) async throws -> Int32 {
         try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: AckWaiter) in
-                let outcome = state.withLock { state -> Result<Tracker.Registration, MQTTError> in
-                    // Only a finished stop or a dead network thread: while stopping, acks still come.
-                    if let failure = state.failure { return .failure(failure) }
-                    if state.phase == .stopped { return .failure(.stopped) }
-                    return .success(state.tracker.register(mid: mid, continuation))
-                }
-                switch outcome {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int32, any Error>) in
+                switch registerAcknowledgement(of: mid, .task(continuation)) {
                 case .failure(let error):
                     continuation.resume(throwing: error)
                 case .success(.acknowledged(let reason, let handoff)):
@@ -125,6 +162,9 @@ extension MQTTClient {
     }
 
     private func cancelAcknowledgementWait(_ mid: Int32) {
-        state.withLock { $0.tracker.cancelAck(mid: mid) }?.resume(throwing: CancellationError())
+        let waiter = state.withLock { state in
+            state.tracker.cancelAck(mid: mid) { if case .task = $0 { true } else { false } }
+        }
+        if case .task(let continuation) = waiter { continuation.resume(throwing: CancellationError()) }
     }
 }

@@ -110,9 +110,10 @@ struct PublishTracker<AckWaiter, SlotWaiter> {
         }
     }
 
-    /// The caller waiting for `mid` was cancelled; returns it if it was still waiting.
-    mutating func cancelAck(mid: Int32) -> AckWaiter? {
-        guard case .waiting(let waiter) = entries[mid] else { return nil }
+    /// The caller waiting for `mid` was cancelled; returns it if it was still waiting (and is one
+    /// that `cancellable` accepts: the id may already belong to another message).
+    mutating func cancelAck(mid: Int32, if cancellable: (AckWaiter) -> Bool = { _ in true }) -> AckWaiter? {
+        guard case .waiting(let waiter) = entries[mid], cancellable(waiter) else { return nil }
         entries[mid] = .abandoned
         return waiter
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PresenceMQTT
+import Synchronization
 import Testing
 
 @Suite struct MQTTClientTests {
@@ -168,6 +169,55 @@ import Testing
         #expect(sequences == [[Int]](repeating: Array(0..<perLane), count: lanes))
         await publisher.stop()
         await subscriber.stop()
+    }
+
+    @Test func sendKeepsManyMessagesInFlightInOrderAndReportsEveryAcknowledgement() async throws {
+        let broker = try TestServers.get().brokerURL
+        let topic = uniqueTopic()
+        let subscriber = try makeMQTTClient(broker, "sub") { $0.subscriptions = [MQTTSubscription(topic, qos: 1)] }
+        let publisher = try makeMQTTClient(broker, "pub") { $0.maxInFlight = 50 }
+        try subscriber.start()
+        try publisher.start()
+        try await within(10, "both connections") {
+            try await subscriber.waitUntilConnected()
+            try await publisher.waitUntilConnected()
+        }
+        let count = 3_000
+        let outcomes = Mutex<[Int: Int32]>([:])
+        let started = ContinuousClock.now
+        for number in 0 ..< count {
+            try await publisher.send(MQTTMessage(topic: topic, payload: [UInt8(number >> 8), UInt8(number & 0xff)], qos: 1)) { result in
+                outcomes.withLock { $0[number] = (try? result.get()) ?? -1 }
+            }
+        }
+        let sending = ContinuousClock.now - started
+        try await eventually(20, "every acknowledgement") { outcomes.withLock { $0.count } == count }
+        #expect(outcomes.withLock { $0.values.allSatisfy { $0 >= 0 && $0 < 0x80 } })
+        let received = try await next(count, from: subscriber.messages, within: 20)
+        #expect(received.map { Int($0.payload[0]) << 8 | Int($0.payload[1]) } == Array(0 ..< count), "messages left out of order")
+        let statistics = publisher.statistics
+        #expect(statistics.published == count)
+        #expect(statistics.peakInFlight > 1 && statistics.peakInFlight <= 50, "peak in flight \(statistics.peakInFlight)")
+        #expect(sending < .seconds(20))
+        await publisher.stop()
+        await subscriber.stop()
+    }
+
+    @Test func sendFailsItsHandlersWhenTheClientStopsBeforeTheBrokerAnswers() async throws {
+        let publisher = try makeMQTTClient("mqtt://127.0.0.1:\(try freePort())", "down") { $0.maxInFlight = 5 }
+        try publisher.start()
+        let failures = Mutex(0)
+        for number in 0 ..< 5 {
+            try await publisher.send(MQTTMessage(topic: "t/\(number)", payload: [1], qos: 1)) { result in
+                if case .failure = result { failures.withLock { $0 += 1 } }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        await publisher.stop()
+        #expect(failures.withLock { $0 } == 5)
+        await #expect(throws: MQTTError.self) {
+            try await publisher.send(MQTTMessage(topic: "t/late", payload: [1], qos: 1)) { _ in }
+        }
     }
 
     @Test func aFullInboxDropsAndCountsNewMessagesAndKeepsTheOldest() async throws {

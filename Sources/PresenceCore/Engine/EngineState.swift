@@ -137,4 +137,9 @@ struct UserTrack: Sendable {
     var isIdle: Bool {
         presence == nil && candidate == nil && links.isEmpty
     }
+
+    /// A slot no user holds.
+    var isFree: Bool {
+        user.isEmpty
+    }
 }

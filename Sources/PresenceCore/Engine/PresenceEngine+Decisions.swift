@@ -38,10 +38,10 @@ extension PresenceEngine {
                 track.candidate?.sightings += 1
             }
         }
-        track.deadline = .min
         touches += 1
         track.touched = touches
         putTrack(&track, index)
+        lookSoon(index)
     }
 
     /// A reading is fresh within `staleAfter`.

@@ -7,6 +7,7 @@ extension PresenceEngine {
         track.presence = presence
         track.graceUntil = now + configuration.resumeGrace
         track.deadline = deadline(of: track)
+        deadlines.set(index, track.deadline)
         putTrack(&track, index)
     }
 
@@ -16,7 +17,7 @@ extension PresenceEngine {
         guard let index = trackIndex[user] else { return [] }
         let presence = tracks[index].presence
         tracks[index] = UserTrack(user: user)
-        healthChanged = true
+        lookSoon(index)
         guard let presence else { return [] }
         return [exitEvent(presence, at: max(time, presence.entered), reason: reason)]
     }
@@ -47,7 +48,7 @@ extension PresenceEngine {
     private mutating func forget(at time: Int64, link: (Link) -> Bool, presence: (Presence) -> Bool,
                                  observation: (Observation) -> Bool) -> [PresenceEvent] {
         var events: [PresenceEvent] = []
-        for index in tracks.indices {
+        for index in tracks.indices where !tracks[index].isFree {
             var track = takeTrack(index)
             track.links.removeAll(where: link)
             if let current = track.presence, presence(current) {

@@ -5,7 +5,7 @@ extension PresenceEngine {
     /// touched one only.
     public func positions(touchedAfter mark: UInt64) -> [(user: String, position: Position)] {
         var result: [(user: String, position: Position)] = []
-        for track in tracks where track.touched > mark && track.presence != nil {
+        for track in tracks where track.touched > mark && track.presence != nil && !track.isFree {
             if let position = estimatedPosition(track, at: now, requireAll: false) { result.append((track.user, position)) }
         }
         return result
@@ -15,7 +15,7 @@ extension PresenceEngine {
     /// (every move with 0), among the tracks touched after `mark`; marks what it returns as taken.
     public mutating func takeLastSeen(touchedAfter mark: UInt64, resolution: Int64) -> [(user: String, time: Int64)] {
         var taken: [(user: String, time: Int64)] = []
-        for index in tracks.indices where tracks[index].touched > mark {
+        for index in tracks.indices where tracks[index].touched > mark && !tracks[index].isFree {
             guard let lastSeen = tracks[index].presence?.lastSeen, lastSeen != tracks[index].lastSeenTaken,
                   lastSeen >= TimeBounds.sum(tracks[index].lastSeenTaken, resolution) || resolution == 0 else { continue }
             tracks[index].lastSeenTaken = lastSeen

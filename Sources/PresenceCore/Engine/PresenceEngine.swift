@@ -14,9 +14,13 @@ public struct PresenceEngine: Sendable {
     var pending = MinHeap<Pending>()
     var waiting = PendingObservations()
     var arrivals: UInt64 = 0
-    /// Users being tracked, in the order they were first heard (so iteration is deterministic).
+    /// Users being tracked, each in its slot for as long as it is tracked; a slot whose user
+    /// went idle is free (an empty user key) until a new user takes it.
     var tracks: [UserTrack] = []
     var trackIndex: [String: Int] = [:]
+    var freeSlots: [Int] = []
+    /// When each track next needs a look.
+    var deadlines = DeadlineQueue()
     var nodes: [String: NodeHealth] = [:]
     /// How many nodes send heartbeats or are offline: only those can hold readings.
     var watchedNodes = 0
@@ -56,25 +60,39 @@ public struct PresenceEngine: Sendable {
             apply(observation, events: &events)
         }
         if time > now { now = time }
-        var idle = false
-        let everyone = healthChanged
-        healthChanged = false
-        for index in tracks.indices where everyone || tracks[index].deadline <= now {
-            var track = takeTrack(index)
-            expireIfDue(&track, at: now, events: &events)
-            decide(&track, at: now, events: &events)
-            if track.links.contains(where: { !isFreshOrHeld($0, at: now) }) {
-                track.links = track.links.filter { isFreshOrHeld($0, at: now) }
+        if healthChanged {
+            healthChanged = false
+            for index in tracks.indices where !tracks[index].isFree { look(at: index, events: &events) }
+        } else {
+            var due: [Int] = []
+            while let next = deadlines.min, next.deadline <= now {
+                deadlines.remove(next.slot)
+                due.append(next.slot)
             }
-            if track.isIdle {
-                idle = true
-            } else {
-                track.deadline = deadline(of: track)
-            }
-            putTrack(&track, index)
+            for index in due { look(at: index, events: &events) }
         }
-        if idle { forgetIdleTracks() }
         return events
+    }
+
+    /// Decides for the track in `index` at `now` (its timeout, then its place), drops readings
+    /// that no longer count, and sets when it next needs a look; frees the slot of an idle track.
+    private mutating func look(at index: Int, events: inout [PresenceEvent]) {
+        var track = takeTrack(index)
+        expireIfDue(&track, at: now, events: &events)
+        decide(&track, at: now, events: &events)
+        if track.links.contains(where: { !isFreshOrHeld($0, at: now) }) {
+            track.links = track.links.filter { isFreshOrHeld($0, at: now) }
+        }
+        if track.isIdle {
+            trackIndex[track.user] = nil
+            deadlines.remove(index)
+            freeSlots.append(index)
+            track = UserTrack(user: "")
+        } else {
+            track.deadline = deadline(of: track)
+            deadlines.set(index, track.deadline)
+        }
+        putTrack(&track, index)
     }
 
     /// The earliest time at which `advance` could decide anything new: the next pending
@@ -82,12 +100,7 @@ public struct PresenceEngine: Sendable {
     /// timeout, a reading going stale). Until then, advancing changes nothing but `now`.
     public var nextDecisionTime: Int64? {
         if healthChanged { return now }
-        var earliest = Int64.max
-        for index in tracks.indices where tracks[index].deadline < earliest {
-            earliest = tracks[index].deadline
-        }
-        let deadline: Int64? = tracks.isEmpty ? nil : earliest
-        switch (pending.min?.time, deadline) {
+        switch (pending.min?.time, deadlines.min?.deadline) {
         case (nil, nil): return nil
         case (let observation?, nil): return observation
         case (nil, let deadline?): return deadline
@@ -109,7 +122,7 @@ public struct PresenceEngine: Sendable {
     /// Everyone who is somewhere, by user key.
     public var presences: [String: Presence] {
         var result: [String: Presence] = [:]
-        for track in tracks {
+        for track in tracks where !track.isFree {
             if let presence = track.presence { result[track.user] = presence }
         }
         return result
@@ -137,14 +150,22 @@ public struct PresenceEngine: Sendable {
     /// The track of `user`, created when first needed.
     mutating func trackIndex(for user: String) -> Int {
         if let index = trackIndex[user] { return index }
-        tracks.append(UserTrack(user: user))
-        trackIndex[user] = tracks.count - 1
-        return tracks.count - 1
+        let index: Int
+        if let free = freeSlots.popLast() {
+            index = free
+            tracks[index] = UserTrack(user: user)
+        } else {
+            index = tracks.count
+            tracks.append(UserTrack(user: user))
+        }
+        trackIndex[user] = index
+        return index
     }
 
-    private mutating func forgetIdleTracks() {
-        tracks.removeAll(where: \.isIdle)
-        trackIndex.removeAll(keepingCapacity: true)
-        for (index, track) in tracks.enumerated() { trackIndex[track.user] = index }
+    /// The track in `index` needs a look at the next `advance`.
+    mutating func lookSoon(_ index: Int) {
+        guard tracks[index].deadline != .min || deadlines.deadline(of: index) != .min else { return }
+        tracks[index].deadline = .min
+        deadlines.set(index, .min)
     }
 }

@@ -1,0 +1,169 @@
+import PresenceCore
+import PresencePostgres
+
+/// What the aggregator stores in one transaction: events with the session changes they mean,
+/// the notifications sent, progress (the decided-up-to clock, last sightings of present users),
+/// and events the broker has acknowledged since.
+public struct StoreBatch: Sendable {
+    public var events: [PresenceEvent] = []
+    public var notifications: [PresenceNotification] = []
+    /// The aggregator's client id and the clock it has decided up to, when progress is saved.
+    public var clock: (clientID: String, time: Int64)?
+    /// Last sightings of present users (never moving one backwards).
+    public var lastSeen: [OutboundRecord.LastSeen] = []
+    /// Ids of events the broker acknowledged.
+    public var published: [String] = []
+
+    public init() {}
+
+    public var isEmpty: Bool {
+        events.isEmpty && notifications.isEmpty && clock == nil && lastSeen.isEmpty && published.isEmpty
+    }
+}
+
+/// What storing a batch found that the engine did not expect.
+public struct StoreBatchReport: Sendable, Equatable {
+    /// Events skipped because they were stored before (same id).
+    public var alreadyStored = 0
+    /// Users whose open session an enter found and closed (`removed`).
+    public var staleSessionsClosed: [String] = []
+    /// Exits that found no open session to close, as "user at beacon".
+    public var exitsWithoutSession: [String] = []
+}
+
+extension PostgresConnection {
+    /// Stores `batch` in one transaction of a few set-based statements, pipelined: the events not
+    /// stored before (by id), their session changes in order, notifications, progress and
+    /// acknowledgements. Session changes go in generations, the n-th event of every user in the
+    /// n-th, so that each statement touches a user once and a user's exit comes before their next
+    /// enter. Storing the same batch again changes nothing.
+    @discardableResult
+    public func store(_ batch: StoreBatch) throws -> StoreBatchReport {
+        var report = StoreBatchReport()
+        guard !batch.isEmpty else { return report }
+        var known: Set<String> = []
+        if !batch.events.isEmpty {
+            known = Set(try query("SELECT id::text FROM presence.events WHERE id = ANY($1::uuid[])", [PostgresArray(batch.events.map(\.id))])
+                .rows.compactMap { $0.string(0) })
+            report.alreadyStored = known.count
+        }
+        let events = batch.events.filter { known.insert($0.id).inserted }
+        var statements: [(sql: String, parameters: [PostgresParameter])] = []
+        if !batch.notifications.isEmpty { statements.append(Self.notificationsStatement(batch.notifications)) }
+        if !events.isEmpty { statements.append(Self.eventsStatement(events)) }
+        /// Statements whose returned users say something: the stale-closing ones and the exits.
+        var watched: [(index: Int, expected: [String], exits: Bool)] = []
+        for generation in Self.generations(events) {
+            let exits = generation.filter { $0.kind == .exit }
+            let enters = generation.filter { $0.kind == .enter }
+            if !exits.isEmpty {
+                watched.append((statements.count, exits.map { "\($0.user) at \($0.beacon)" }, true))
+                statements.append(Self.exitsStatement(exits))
+            }
+            if !enters.isEmpty {
+                watched.append((statements.count, [], false))
+                statements.append(Self.staleSessionsStatement(enters))
+                statements.append(Self.sessionsStatement(enters))
+            }
+        }
+        if let clock = batch.clock {
+            statements.append(("""
+                INSERT INTO presence.aggregator_clock (client_id, clock) VALUES ($1, to_timestamp($2::bigint / 1000.0))
+                ON CONFLICT (client_id) DO UPDATE SET clock = EXCLUDED.clock, updated_at = now()
+                """, [clock.clientID, Int(clock.time)]))
+        }
+        if !batch.lastSeen.isEmpty {
+            statements.append(("""
+                UPDATE presence.sessions s
+                SET last_seen_at = to_timestamp(v.t / 1000.0)
+                FROM unnest($1::text[], $2::bigint[]) AS v (u, t)
+                WHERE s.user_key = v.u AND s.exited_at IS NULL AND s.last_seen_at < to_timestamp(v.t / 1000.0)
+                """, [PostgresArray(batch.lastSeen.map(\.user)), PostgresArray(batch.lastSeen.map(\.time))]))
+        }
+        if !batch.published.isEmpty {
+            statements.append(("UPDATE presence.events SET published_at = now() WHERE id = ANY($1::uuid[]) AND published_at IS NULL",
+                               [PostgresArray(batch.published)]))
+        }
+        guard !statements.isEmpty else { return report }
+        let results = try pipeline(statements)
+        for (index, expected, exits) in watched {
+            let returned = results[index].rows.compactMap { $0.string(0) }
+            if exits {
+                let closed = Set(returned)
+                report.exitsWithoutSession += expected.filter { !closed.contains($0) }
+            } else {
+                report.staleSessionsClosed += returned
+            }
+        }
+        return report
+    }
+
+    /// `events` in generations: the first event of every user, then the second, and so on.
+    static func generations(_ events: [PresenceEvent]) -> [[PresenceEvent]] {
+        var generations: [[PresenceEvent]] = []
+        var seen: [String: Int] = [:]
+        for event in events {
+            let generation = seen[event.user, default: 0]
+            seen[event.user] = generation + 1
+            if generation == generations.count { generations.append([]) }
+            generations[generation].append(event)
+        }
+        return generations
+    }
+
+    private static func notificationsStatement(_ notifications: [PresenceNotification]) -> (sql: String, parameters: [PostgresParameter]) {
+        // The latest of each (user, beacon, kind) wins: ON CONFLICT may not touch a row twice.
+        var latest: [String: PresenceNotification] = [:]
+        for notification in notifications { latest["\(notification.user) \(notification.beacon) \(notification.kind.rawValue)"] = notification }
+        let rows = latest.values.sorted { $0.at < $1.at }
+        return ("""
+            INSERT INTO presence.notifications (user_key, beacon_key, kind, message, sent_at)
+            SELECT u, b, k, m, to_timestamp(t / 1000.0) FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS v (u, b, k, m, t)
+            ON CONFLICT (user_key, beacon_key, kind) DO UPDATE SET message = EXCLUDED.message, sent_at = EXCLUDED.sent_at
+            """, [PostgresArray(rows.map(\.user)), PostgresArray(rows.map(\.beacon)), PostgresArray(rows.map(\.kind.rawValue)),
+                  PostgresArray(rows.map(\.message)), PostgresArray(rows.map(\.at))])
+    }
+
+    private static func eventsStatement(_ events: [PresenceEvent]) -> (sql: String, parameters: [PostgresParameter]) {
+        ("""
+            INSERT INTO presence.events (id, kind, user_key, beacon_key, at, payload)
+            SELECT i, k, u, b, to_timestamp(t / 1000.0), p
+            FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[]) WITH ORDINALITY AS v (i, k, u, b, t, p, n)
+            ORDER BY n
+            ON CONFLICT (id) DO NOTHING
+            """, [PostgresArray(events.map(\.id)), PostgresArray(events.map(\.kind.rawValue)), PostgresArray(events.map(\.user)),
+                  PostgresArray(events.map(\.beacon)), PostgresArray(events.map(\.at)),
+                  PostgresArray(events.map { String(decoding: $0.encoded(), as: UTF8.self) })])
+    }
+
+    private static func exitsStatement(_ exits: [PresenceEvent]) -> (sql: String, parameters: [PostgresParameter]) {
+        ("""
+            UPDATE presence.sessions s
+            SET exited_at = GREATEST(to_timestamp(v.t / 1000.0), s.entered_at), exit_reason = v.r, exit_event = v.i
+            FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::uuid[]) AS v (u, b, t, r, i)
+            WHERE s.user_key = v.u AND s.beacon_key = v.b AND s.exited_at IS NULL
+            RETURNING s.user_key || ' at ' || s.beacon_key
+            """, [PostgresArray(exits.map(\.user)), PostgresArray(exits.map(\.beacon)), PostgresArray(exits.map(\.at)),
+                  PostgresArray(exits.map { ($0.reason ?? .timeout).rawValue }), PostgresArray(exits.map(\.id))])
+    }
+
+    /// Closes (`removed`) the open sessions of users about to enter: the engine did not know them.
+    private static func staleSessionsStatement(_ enters: [PresenceEvent]) -> (sql: String, parameters: [PostgresParameter]) {
+        ("""
+            UPDATE presence.sessions s
+            SET exited_at = GREATEST(to_timestamp(v.t / 1000.0), s.entered_at), exit_reason = 'removed'
+            FROM unnest($1::text[], $2::bigint[]) AS v (u, t)
+            WHERE s.user_key = v.u AND s.exited_at IS NULL
+            RETURNING s.user_key
+            """, [PostgresArray(enters.map(\.user)), PostgresArray(enters.map(\.at))])
+    }
+
+    private static func sessionsStatement(_ enters: [PresenceEvent]) -> (sql: String, parameters: [PostgresParameter]) {
+        ("""
+            INSERT INTO presence.sessions (user_key, beacon_key, venue_key, device, entered_at, last_seen_at, enter_event)
+            SELECT u, b, w, d, to_timestamp(t / 1000.0), to_timestamp(t / 1000.0), i
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::uuid[]) AS x (u, b, w, d, t, i)
+            """, [PostgresArray(enters.map(\.user)), PostgresArray(enters.map(\.beacon)), PostgresArray(enters.map(\.venue)),
+                  PostgresArray(enters.map(\.device)), PostgresArray(enters.map(\.at)), PostgresArray(enters.map(\.id))])
+    }
+}
