@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "PresenceCoreTests", dependencies: ["PresenceCore"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", "PresenceCLI", log],
+            dependencies: ["PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", "PresenceCLI", "PresenceAggregator", log],
             swiftSettings: strict),
     ]
 )

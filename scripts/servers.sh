@@ -10,6 +10,9 @@
 #   scripts/servers.sh broker DIR     start a broker alone under DIR (a second broker, or one a test
 #                                     stops and restarts); print its URL
 #   scripts/servers.sh broker-stop DIR
+#   scripts/servers.sh postgres DIR   start a PostgreSQL alone under DIR (one a test stops and
+#                                     restarts, keeping its data and port); print its URL
+#   scripts/servers.sh postgres-stop DIR
 #
 # PostgreSQL refuses to run as root: as root, the cluster belongs to the `postgres` user and runs
 # through runuser. The cluster listens on 127.0.0.1 only, with trust authentication, and without
@@ -20,7 +23,7 @@ cmd=${1:-}
 dir=${2:-}
 owner=""
 if [ "${3:-}" = "--owner" ]; then owner=${4:?--owner needs a process id}; fi
-[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop|broker|broker-stop DIR" >&2; exit 2; }
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop|broker|broker-stop|postgres|postgres-stop DIR" >&2; exit 2; }
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
@@ -80,26 +83,38 @@ stop_pidfile() {
   rm -f "$f"
 }
 
+start_postgres() {
+  local pgdir=$1 bin pgport
+  bin=$(pg_bindir)
+  mkdir -p "$pgdir"
+  [ "$(id -u)" -ne 0 ] || chown postgres "$pgdir"
+  if [ ! -f "$pgdir/data/PG_VERSION" ]; then
+    as_pg "$bin/initdb" -D "$pgdir/data" -U postgres --auth=trust -E UTF8 >"$pgdir/initdb.log" 2>&1
+  fi
+  pgport=$(cat "$pgdir/port" 2>/dev/null || free_port)
+  echo "$pgport" > "$pgdir/port"
+  as_pg "$bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/postgres.log" -w -t 60 \
+    -o "-p $pgport -k $pgdir -c listen_addresses=127.0.0.1 -c fsync=${PRESENCE_PG_FSYNC:-off} -c max_connections=200" start >/dev/null
+  wait_port "$pgport" postgres
+  echo "postgres://postgres@127.0.0.1:$pgport/postgres"
+}
+
+stop_postgres() {
+  local pgdir=$1
+  if [ -f "$pgdir/data/postmaster.pid" ]; then
+    as_pg "$(pg_bindir)/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null || true
+  fi
+}
+
 case "$cmd" in
   start)
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
     broker=$(start_broker "$dir/mosquitto")
-    bin=$(pg_bindir)
-    pgdir="$dir/postgres"
-    mkdir -p "$pgdir"
-    [ "$(id -u)" -ne 0 ] || chown postgres "$pgdir"
-    if [ ! -f "$pgdir/data/PG_VERSION" ]; then
-      as_pg "$bin/initdb" -D "$pgdir/data" -U postgres --auth=trust -E UTF8 >"$pgdir/initdb.log" 2>&1
-    fi
-    pgport=$(cat "$dir/pg-port" 2>/dev/null || free_port)
-    echo "$pgport" > "$dir/pg-port"
-    as_pg "$bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/postgres.log" -w -t 60 \
-      -o "-p $pgport -k $pgdir -c listen_addresses=127.0.0.1 -c fsync=${PRESENCE_PG_FSYNC:-off} -c max_connections=200" start >/dev/null
-    wait_port "$pgport" postgres
+    database=$(start_postgres "$dir/postgres")
     {
       echo "PRESENCE_BROKER_URL=$broker"
-      echo "PRESENCE_DATABASE_URL=postgres://postgres@127.0.0.1:$pgport/postgres"
+      echo "PRESENCE_DATABASE_URL=$database"
     } > "$dir/env"
     cat "$dir/env"
     if [ -n "$owner" ]; then
@@ -111,9 +126,7 @@ case "$cmd" in
   stop)
     [ -d "$dir" ] || exit 0
     stop_pidfile "$dir/mosquitto/mosquitto.pid"
-    if [ -f "$dir/postgres/data/postmaster.pid" ]; then
-      as_pg "$(pg_bindir)/pg_ctl" -D "$dir/postgres/data" -m fast -w stop >/dev/null || true
-    fi
+    stop_postgres "$dir/postgres"
     ;;
   broker)
     start_broker "$dir"
@@ -121,8 +134,15 @@ case "$cmd" in
   broker-stop)
     stop_pidfile "$dir/mosquitto.pid"
     ;;
+  postgres)
+    mkdir -p "$dir"
+    start_postgres "$(cd "$dir" && pwd)"
+    ;;
+  postgres-stop)
+    stop_postgres "$dir"
+    ;;
   *)
-    echo "unknown command '$cmd': expected start, stop, broker or broker-stop" >&2
+    echo "unknown command '$cmd': expected start, stop, broker, broker-stop, postgres or postgres-stop" >&2
     exit 2
     ;;
 esac

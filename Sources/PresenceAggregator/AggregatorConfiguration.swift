@@ -2,6 +2,8 @@ import PresenceCore
 import PresenceMQTT
 import PresencePostgres
 
+import class Foundation.ProcessInfo
+
 /// Everything `presence-aggregator` needs to run, built from flags and environment variables.
 public struct AggregatorConfiguration: Sendable {
     /// The broker to read sightings from and publish events to.
@@ -25,6 +27,11 @@ public struct AggregatorConfiguration: Sendable {
     public var inboundBytes = 64 << 20
     /// How many published messages may wait for the broker's acknowledgement at once.
     public var publishWindow = 1_000
+    /// Where the journal and the dead letters live; one aggregator (client id) per folder.
+    public var stateDirectory: String
+    /// Past this many bytes held in the journal (a long database outage), progress is saved once a
+    /// minute instead of every second; events are always kept.
+    public var journalBytes: UInt64 = 1 << 30
 
     /// The client id in use: the configured one, or `presence-aggregator` plus the prefix.
     public var effectiveClientID: String {
@@ -38,6 +45,16 @@ public struct AggregatorConfiguration: Sendable {
         database.statementTimeout = database.statementTimeout ?? 30_000
         self.database = database
         self.topics = topics
+        stateDirectory = ""
+        stateDirectory = Self.defaultStateDirectory(clientID: effectiveClientID)
+    }
+
+    /// `$STATE_DIRECTORY` (set by systemd's `StateDirectory=`), else `$XDG_STATE_HOME/presence`
+    /// (`~/.local/state/presence`), with the client id below it.
+    public static func defaultStateDirectory(clientID: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base = environment["STATE_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) }
+            ?? (environment["XDG_STATE_HOME"] ?? (environment["HOME"] ?? "/tmp") + "/.local/state") + "/presence"
+        return base + "/" + clientID
     }
 }
 

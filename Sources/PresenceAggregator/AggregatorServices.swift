@@ -2,19 +2,27 @@ import Logging
 import ServiceLifecycle
 
 /// The aggregator's long-running parts, in the order they start; a `ServiceGroup` stops them in
-/// the reverse order: the inbound connection first (no more input), then the decision loop
-/// (which decides what came before and hands over its last records), the registry watcher, and
-/// the outbox last (which records and publishes what it was handed).
+/// the reverse order: the inbound connection first (no more input), then the decision loop (it
+/// decides what came before and ends the journal), the registry watcher, the publisher (it
+/// publishes what the journal holds, unless the broker is away), the database writer (it stores
+/// it, unless the database is away), and the journal last. Whatever was not published or stored
+/// stays in the journal for the next start.
 public enum AggregatorServices {
     public static func make(_ configuration: AggregatorConfiguration, logger: Logger) throws -> [any Service] {
+        let directory = configuration.stateDirectory
+        let journal = try Journal(directory: directory + "/journal", maximumBytes: configuration.journalBytes, logger: logger)
         let inbox = LoopInbox(limit: configuration.inboundBytes)
         let ready = StartGate()
-        let subscribed = StartGate()
-        let outbox = try Outbox(configuration: configuration, subscribed: subscribed, logger: logger)
-        let inbound = try InboundConnection(configuration: configuration, inbox: inbox, ready: ready, subscribed: subscribed, logger: logger)
-        let loop = DecisionLoop(configuration: configuration, inbox: inbox, outbox: outbox, ready: ready,
-                                inboundStatistics: { inbound.statistics }, logger: logger)
+        let health = AggregatorHealth()
+        let deadLetters = DeadLetters(directory: directory, logger: logger)
+        let publisher = try Publisher(configuration: configuration, journal: journal, health: health, deadLetters: deadLetters, logger: logger)
+        let writer = DatabaseWriter(configuration: configuration, journal: journal, health: health, deadLetters: deadLetters,
+                                    acknowledged: { publisher.takeAcknowledged() },
+                                    logger: logger)
+        let inbound = try InboundConnection(configuration: configuration, inbox: inbox, ready: ready, health: health, logger: logger)
+        let loop = DecisionLoop(configuration: configuration, inbox: inbox, journal: journal, publisher: publisher, health: health,
+                                deadLetters: deadLetters, ready: ready, inboundStatistics: { inbound.statistics }, logger: logger)
         let registry = RegistryWatcher(configuration: configuration, inbox: inbox, logger: logger)
-        return [outbox, registry, loop, inbound]
+        return [JournalService(journal: journal), writer, publisher, registry, loop, inbound]
     }
 }

@@ -10,6 +10,11 @@ struct AggregatorStatistics {
     let core: AggregatorCore.Statistics
     let inbound: MQTTStatistics
     let inbox: LoopInbox.Counters
+    let journal: Journal.Status
+    /// Published messages awaiting the broker's acknowledgement.
+    let inFlight: Int
+    /// Records and messages set aside since the start.
+    let deadLetters: Int
     /// How long the events published since the last stats waited from decision to acknowledgement.
     let decisionToPublish: LatencySummary
 
@@ -51,6 +56,14 @@ struct AggregatorStatistics {
             w.member("inbound_dropped_bytes", inbox.droppedBytes)
             w.member("inbound_waiting_bytes", inbox.waitingBytes)
             w.member("decision_lag_ms", core.decisionLag)
+            w.key("journal")
+            w.object { w in
+                w.member("retained_bytes", Int64(clamping: journal.retainedBytes))
+                w.member("unpublished_bytes", Int64(clamping: journal.end - min(journal.end, journal.published)))
+                w.member("unapplied_bytes", Int64(clamping: journal.end - min(journal.end, journal.applied)))
+            }
+            w.member("publish_in_flight", inFlight)
+            w.member("dead_letters", deadLetters)
             w.key("catching_up")
             w.bool(core.catchingUp)
             w.key("decision_to_publish_ms")
@@ -71,6 +84,8 @@ struct AggregatorStatistics {
             "batches": "\(counters.batches)", "rejected": "\(counters.rejectedBatches.values.reduce(0, +))", "sightings": "\(counters.sightings)",
             "dropped_sightings": "\(counters.droppedSightings)", "observations": "\(counters.observations)", "late": "\(core.late)",
             "events": "\(counters.events)", "inbound_dropped": "\(inbound.droppedInbound)", "decision_lag_ms": "\(core.decisionLag)",
+            "journal_unpublished_bytes": "\(journal.end - min(journal.end, journal.published))",
+            "journal_unapplied_bytes": "\(journal.end - min(journal.end, journal.applied))", "dead_letters": "\(deadLetters)",
         ]
     }
 }

@@ -5,33 +5,39 @@ import ServiceLifecycle
 
 /// The aggregator's decision loop: one task that owns the `AggregatorCore`, feeds it the inbox
 /// (messages, ticks, registries) and carries out what it returns. It never waits on the database
-/// or the broker: records go to the outbox, counters out at once. It starts from what the database
-/// says (waiting for it if it is away), opens the gate for the inbound connection, and on shutdown
-/// decides everything received before that connection closed, saves progress and hands the
-/// outbox its last records.
+/// or the broker: records go to the journal, counters out at once. It starts from what the
+/// database and the journal say (waiting for the database if it is away), opens the gate for the
+/// inbound connection, and on shutdown decides everything received before that connection closed,
+/// saves progress and ends the journal.
 final class DecisionLoop: Service {
     private let configuration: AggregatorConfiguration
     private let inbox: LoopInbox
-    private let outbox: Outbox
+    private let journal: Journal
+    private let publisher: Publisher
+    private let health: AggregatorHealth
+    private let deadLetters: DeadLetters
     private let ready: StartGate
     private let inboundStatistics: @Sendable () -> MQTTStatistics
     private let logger: Logger
 
-    init(configuration: AggregatorConfiguration, inbox: LoopInbox, outbox: Outbox, ready: StartGate,
-         inboundStatistics: @escaping @Sendable () -> MQTTStatistics, logger: Logger) {
+    init(configuration: AggregatorConfiguration, inbox: LoopInbox, journal: Journal, publisher: Publisher, health: AggregatorHealth,
+         deadLetters: DeadLetters, ready: StartGate, inboundStatistics: @escaping @Sendable () -> MQTTStatistics, logger: Logger) {
         self.configuration = configuration
         self.inbox = inbox
-        self.outbox = outbox
+        self.journal = journal
+        self.publisher = publisher
+        self.health = health
+        self.deadLetters = deadLetters
         self.ready = ready
         self.inboundStatistics = inboundStatistics
         self.logger = logger
     }
 
     func run() async throws {
-        defer { outbox.finish() }
+        defer { journal.finishAppending() }
         let start: StartingState
         do {
-            start = try await StartingState.load(configuration, logger: logger)
+            start = try await StartingState.load(configuration, journal: journal, health: health, logger: logger)
         } catch is CancellationError {
             return
         }
@@ -66,7 +72,7 @@ final class DecisionLoop: Service {
             group.cancelAll()
         }
         execute(core.finish(at: WallClock.milliseconds()))
-        outbox.finish()
+        journal.finishAppending()
         // The inbox ends when the inbound connection has stopped; the group asks this loop to stop
         // next, and a service may not end before it is asked.
         try? await gracefulShutdown()
@@ -76,12 +82,13 @@ final class DecisionLoop: Service {
         for action in actions {
             switch action {
             case .record(let record):
-                outbox.submit(record)
+                journal.append(record)
             case .statistics(let statistics):
-                let message = AggregatorStatistics(core: statistics, inbound: inboundStatistics(), inbox: inbox.counters,
-                                                   decisionToPublish: outbox.latency.takeSummary())
+                let message = AggregatorStatistics(core: statistics, inbound: inboundStatistics(), inbox: inbox.counters, journal: journal.status,
+                                                   inFlight: publisher.inFlight, deadLetters: deadLetters.count,
+                                                   decisionToPublish: publisher.latency.takeSummary())
                 logger.info("statistics", metadata: message.metadata)
-                outbox.publishNow(MQTTMessage(topic: configuration.topics.aggregatorStats, payload: message.encoded(), qos: 0))
+                publisher.publishNow(MQTTMessage(topic: configuration.topics.aggregatorStats, payload: message.encoded(), qos: 0))
             case .log(let line):
                 logger.log(level: line.level.logLevel, "\(line.message)", metadata: line.metadata.mapValues { .string($0) })
             }

@@ -12,10 +12,10 @@ final class InboundConnection: Service {
     private let client: MQTTClient
     private let inbox: LoopInbox
     private let ready: StartGate
-    private let subscribed: StartGate
+    private let health: AggregatorHealth
     private let logger: Logger
 
-    init(configuration: AggregatorConfiguration, inbox: LoopInbox, ready: StartGate, subscribed: StartGate, logger: Logger) throws {
+    init(configuration: AggregatorConfiguration, inbox: LoopInbox, ready: StartGate, health: AggregatorHealth, logger: Logger) throws {
         let topics = configuration.topics
         var mqtt = MQTTConfiguration(url: configuration.broker, clientID: configuration.effectiveClientID)
         mqtt.cleanSession = configuration.cleanSession
@@ -26,10 +26,11 @@ final class InboundConnection: Service {
         mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1), MQTTSubscription(topics.allNodeStatuses, qos: 1),
                               MQTTSubscription(topics.allNodeStats, qos: 0)]
         mqtt.onMessage = { message in inbox.push(message, receivedAt: WallClock.milliseconds()) }
+        mqtt.reconnectDelayMax = 5
         client = try MQTTClient(configuration: mqtt, logger: logger)
         self.inbox = inbox
         self.ready = ready
-        self.subscribed = subscribed
+        self.health = health
         self.logger = logger
     }
 
@@ -43,17 +44,14 @@ final class InboundConnection: Service {
         } onCancelOrGracefulShutdown: { [ready] in
             ready.open()
         }
-        guard !Task.isCancelled, !Task.isShuttingDownGracefully else {
-            subscribed.open()
-            return
-        }
+        guard !Task.isCancelled, !Task.isShuttingDownGracefully else { return }
         try client.start()
         do {
             try await cancelWhenGracefulShutdown { [client] in try await client.waitUntilConnected() }
+            health.subscribed()
         } catch {
             logger.debug("stopped before the subscriptions were in place", metadata: ["error": "\(error)"])
         }
-        subscribed.open()
         try? await gracefulShutdown()
         await client.stop()
     }

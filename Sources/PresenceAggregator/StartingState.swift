@@ -3,25 +3,44 @@ import PresenceCore
 import PresencePostgres
 import PresenceStore
 
-/// What the decision loop starts from, read from the database: the registry, the sessions open
-/// when the aggregator stopped, how far it had decided, and the notifications within the cool-down.
+/// What the decision loop starts from: the registry, the sessions open when the aggregator
+/// stopped, how far it had decided, and the notifications within the cool-down, as the database
+/// says them, with the journal's records it has not applied yet laid over them (`JournalFold`).
 struct StartingState: Sendable {
     var registry: Registry
     var sessions: [Presence]
     var savedClock: Int64?
     var recentNotifications: [PresenceNotification]
 
-    /// Reads it, waiting for the database while it is unreachable.
-    static func load(_ configuration: AggregatorConfiguration, logger: Logger) async throws -> StartingState {
-        let database = try await PostgresConnection.connectRetrying(configuration.database, purpose: "starting", logger: logger)
+    /// Reads it, waiting for the database while it is unreachable (saying so).
+    static func load(_ configuration: AggregatorConfiguration, journal: Journal, health: AggregatorHealth, logger: Logger) async throws -> StartingState {
+        let database = try await PostgresConnection.connectRetrying(configuration.database, purpose: "starting", logger: logger) {
+            health.database(reachable: false)
+        }
         do {
             try await requireSchema(database)
-            let state = StartingState(
-                registry: try await database.loadRegistry(), sessions: try await database.openSessions(),
-                savedClock: try await database.savedClock(clientID: configuration.effectiveClientID),
-                recentNotifications: try await database.recentNotifications(within: configuration.core.notificationCooldown))
+            // The position first, then the sessions: the sessions then hold at least what the
+            // position says, and laying records over them again changes nothing.
+            let stored = try await database.journalPosition(clientID: configuration.effectiveClientID)
+            let registry = try await database.loadRegistry()
+            var fold = JournalFold(sessions: try await database.openSessions(),
+                                   clock: try await database.savedClock(clientID: configuration.effectiveClientID),
+                                   notifications: try await database.recentNotifications(within: configuration.core.notificationCooldown))
             await database.close()
-            return state
+            var cursor = stored.flatMap { $0.journal == journal.identity ? $0.position : nil } ?? journal.start
+            var laid = 0
+            // Nothing appends before the loop starts: the journal's end stands still meanwhile.
+            while cursor < journal.status.durable {
+                let entries = await journal.records(from: cursor, limit: 1_000)
+                guard let last = entries.last else { break }
+                for entry in entries { fold.apply(entry.record) }
+                laid += entries.count
+                cursor = last.end
+            }
+            if laid > 0 {
+                logger.notice("laid the journal's records the database lacks over what it says", metadata: ["records": "\(laid)"])
+            }
+            return StartingState(registry: registry, sessions: fold.openSessions, savedClock: fold.clock, recentNotifications: fold.notifications)
         } catch {
             await database.close()
             throw error

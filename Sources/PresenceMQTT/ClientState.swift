@@ -42,6 +42,8 @@ struct ClientState {
     /// The broker's last refusal of a connection attempt, cleared by a successful connect.
     var lastRefusal: MQTTError?
     var subscriptions: [MQTTSubscription]
+    /// Published on every connect (see `MQTTClient.setBirth`).
+    var birth: MQTTMessage?
     var tracker: Tracker
     /// A thread retries a first connection attempt that failed at once (see `retryFirstConnect`).
     var retryingFirstConnect = false
@@ -51,8 +53,9 @@ struct ClientState {
     var statistics = MQTTStatistics()
     var nextID: UInt64 = 0
 
-    init(subscriptions: [MQTTSubscription], maxInFlight: Int) {
+    init(subscriptions: [MQTTSubscription], birth: MQTTMessage?, maxInFlight: Int) {
         self.subscriptions = subscriptions
+        self.birth = birth
         tracker = Tracker(limit: maxInFlight)
     }
 

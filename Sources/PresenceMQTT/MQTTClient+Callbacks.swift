@@ -46,11 +46,11 @@ extension MQTTClient {
             logger.error("broker refused the connection", metadata: ["error": "\(refusal)"])
             return
         }
-        let (subscriptions, epoch) = state.withLock { state in
+        let (subscriptions, birth, epoch) = state.withLock { state in
             state.connected = true
             state.lastRefusal = nil
             state.statistics.connects += 1
-            return (state.subscriptions, state.tracker.epoch)
+            return (state.subscriptions, state.birth, state.tracker.epoch)
         }
         logger.info("connected to the MQTT broker")
 
@@ -68,7 +68,7 @@ extension MQTTClient {
                 ])
             }
         }
-        if let birth = configuration.birth {
+        if let birth {
             var mid: Int32 = 0
             let rc = birth.payload.withUnsafeBytes { bytes in
                 mosquitto_publish(handle, &mid, birth.topic, Int32(bytes.count), bytes.baseAddress,

@@ -32,7 +32,7 @@ public final class MQTTClient: @unchecked Sendable {
         logger[metadataKey: "mqtt.broker"] = "\(configuration.url)"
         logger[metadataKey: "mqtt.client"] = "\(configuration.clientID)"
         self.logger = logger
-        state = Mutex(ClientState(subscriptions: configuration.subscriptions, maxInFlight: configuration.maxInFlight))
+        state = Mutex(ClientState(subscriptions: configuration.subscriptions, birth: configuration.birth, maxInFlight: configuration.maxInFlight))
         // Unbounded as a stream: the gauge bounds what waits in it, by bytes.
         let (stream, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: .unbounded)
         inbox = continuation
@@ -122,6 +122,13 @@ public final class MQTTClient: @unchecked Sendable {
     private func cancelConnectWait(_ id: UInt64) {
         let waiter = state.withLock { $0.connectWaiters.removeValue(forKey: id) }
         waiter?.resume(throwing: CancellationError())
+    }
+
+    /// Replaces the message published on every connect (nil: none), for example a retained status
+    /// that changed; it does not publish it now.
+    public func setBirth(_ message: MQTTMessage?) throws(MQTTError) {
+        if let message { try Self.validate(message) }
+        state.withLock { $0.birth = message }
     }
 
     /// Subscribes now if connected, and on every later connect.

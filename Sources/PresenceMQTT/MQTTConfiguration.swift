@@ -16,7 +16,8 @@ public struct MQTTConfiguration: Sendable {
     public var keepAlive = 30
     /// The last will, published by the broker when the connection is lost without a clean disconnect.
     public var will: MQTTMessage?
-    /// Published on every successful (re)connect, for example a retained "online" status.
+    /// Published on every successful (re)connect, for example a retained "online" status;
+    /// `MQTTClient.setBirth` replaces it.
     public var birth: MQTTMessage?
     /// Subscribed on every connect; `MQTTClient.subscribe(_:)` adds to them.
     public var subscriptions: [MQTTSubscription] = []

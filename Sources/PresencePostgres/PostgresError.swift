@@ -44,6 +44,16 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
     }
 
+    /// True when trying again later may well succeed: a connection failure, or a statement the
+    /// server gave up for now (a statement or lock timeout, a deadlock or serialization failure, a
+    /// lack of resources, an operator's intervention). Other statement errors fail the same way
+    /// every time.
+    public var isTransient: Bool {
+        if isConnectionFailure { return true }
+        guard let sqlState else { return kind != .query && kind != .decoding && kind != .usage }
+        return sqlState.hasPrefix("40") || sqlState.hasPrefix("53") || sqlState.hasPrefix("57") || sqlState == "55P03"
+    }
+
     /// `[23505] duplicate key value violates unique constraint "t_pkey"`; `[connection] ...` without a SQLSTATE.
     public var description: String {
         let line = message.split(whereSeparator: \.isNewline)

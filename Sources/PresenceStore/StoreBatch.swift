@@ -13,11 +13,26 @@ public struct StoreBatch: Sendable {
     public var lastSeen: [OutboundRecord.LastSeen] = []
     /// Ids of events the broker acknowledged.
     public var published: [String] = []
+    /// How far the aggregator's journal is applied once this batch is.
+    public var journal: JournalPosition?
 
     public init() {}
 
     public var isEmpty: Bool {
-        events.isEmpty && notifications.isEmpty && clock == nil && lastSeen.isEmpty && published.isEmpty
+        events.isEmpty && notifications.isEmpty && clock == nil && lastSeen.isEmpty && published.isEmpty && journal == nil
+    }
+}
+
+/// A position in an aggregator's journal: which aggregator, which journal, and how far.
+public struct JournalPosition: Sendable, Equatable {
+    public var clientID: String
+    public var journal: String
+    public var position: UInt64
+
+    public init(clientID: String, journal: String, position: UInt64) {
+        self.clientID = clientID
+        self.journal = journal
+        self.position = position
     }
 }
 
@@ -84,6 +99,12 @@ extension PostgresConnection {
             statements.append(("UPDATE presence.events SET published_at = now() WHERE id = ANY($1::uuid[]) AND published_at IS NULL",
                                [PostgresArray(batch.published)]))
         }
+        if let journal = batch.journal {
+            statements.append(("""
+                INSERT INTO presence.aggregator_journal (client_id, journal_id, position) VALUES ($1, $2, $3)
+                ON CONFLICT (client_id) DO UPDATE SET journal_id = EXCLUDED.journal_id, position = EXCLUDED.position, updated_at = now()
+                """, [journal.clientID, journal.journal, Int64(clamping: journal.position)]))
+        }
         guard !statements.isEmpty else { return report }
         let results = try pipeline(statements)
         for (index, expected, exits) in watched {
@@ -96,6 +117,13 @@ extension PostgresConnection {
             }
         }
         return report
+    }
+
+    /// How far the aggregator `clientID` had applied its journal, and in which journal.
+    public func journalPosition(clientID: String) throws -> JournalPosition? {
+        guard let row = try query("SELECT journal_id, position FROM presence.aggregator_journal WHERE client_id = $1", [clientID]).rows.first,
+              let journal = row.string(0), let position = try row.int(1) else { return nil }
+        return JournalPosition(clientID: clientID, journal: journal, position: UInt64(max(0, position)))
     }
 
     /// `events` in generations: the first event of every user, then the second, and so on.

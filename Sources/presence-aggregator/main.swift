@@ -35,6 +35,15 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
     @Option(help: "How often counters are logged and published on {prefix}/v1/aggregator/stats (e.g. 10s).")
     var statsInterval = "10s"
 
+    @Option(help: "Where the journal and the dead letters live (default: $STATE_DIRECTORY or ~/.local/state/presence, then the client id).")
+    var stateDir: String?
+
+    @Option(help: "Past this much held in the journal (a long database outage), progress is saved once a minute (e.g. 1GiB, 200MiB).")
+    var journalMax = "1GiB"
+
+    @Option(help: "How many published messages may await the broker's acknowledgement at once (1 to 65535).")
+    var publishWindow = 1_000
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -48,6 +57,12 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
         configuration.cleanSession = cleanSession
         configuration.core.notificationCooldown = try DurationText.milliseconds(notifyCooldown, what: "--notify-cooldown")
         configuration.core.statsInterval = try DurationText.milliseconds(statsInterval, what: "--stats-interval")
+        if let stateDir { configuration.stateDirectory = stateDir }
+        configuration.journalBytes = try ByteCountText.bytes(journalMax, what: "--journal-max")
+        guard (1 ... 65_535).contains(publishWindow) else {
+            throw ValueError("--publish-window \(publishWindow) is not valid: expected 1 to 65535 messages")
+        }
+        configuration.publishWindow = publishWindow
         let services = try AggregatorServices.make(configuration, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup) },

@@ -213,29 +213,6 @@ extension EndToEndTests {
             await publisher.stop()
         }
 
-        @Test func eventsRecordedButNeverPublishedArePublishedAtStartWithTheirIds() async throws {
-            let h = try PipelineHarness("outbox")
-            try AggregatorWalkTests.register(h)
-            let event = PresenceEvent(kind: .enter, id: EventID.make(kind: .enter, user: "alice", device: Self.tag, beacon: "booth-a", at: 1_763_774_734_050, entered: nil),
-                                      user: "alice", device: Self.tag, beacon: "booth-a", venue: "expo", at: 1_763_774_734_050, rssi: -60, distance: 1, proximity: .near)
-            let payload = String(decoding: event.encoded(), as: UTF8.self).replacingOccurrences(of: "'", with: "''")
-            _ = try h.rows("""
-                INSERT INTO presence.events (id, kind, user_key, beacon_key, at, payload)
-                VALUES ('\(event.id)', 'enter', 'alice', 'booth-a', to_timestamp(1763774734.05), '\(payload)')
-                """)
-            let bus = try await h.recorder()
-            let aggregator = try h.startAggregator()
-            try await bus.wait(15, for: "the leftover event") { messages in
-                messages.contains { $0.topic == h.topics.event(beacon: "booth-a", user: "alice") }
-            }
-            #expect(bus.messages(on: h.topics.event(beacon: "booth-a", user: "alice")).map(\.payload) == [event.encoded()])
-            try await eventually(5, "the event to be marked published") {
-                (try? h.rows("SELECT published_at IS NOT NULL FROM presence.events")) == ["t"]
-            }
-            #expect(await aggregator.stop() == 0)
-            await bus.stop()
-        }
-
         @Test func registryChangesReachARunningAggregatorWithinTwoSeconds() async throws {
             let h = try PipelineHarness("registry")
             try AggregatorWalkTests.register(h)

@@ -99,7 +99,7 @@ public struct AggregatorCore: Sendable {
                      at: receivedAt, into: &actions)
                 return actions
             }
-            outcome = pipeline.receiveStatus(node: Substring(node), online: state == .online, at: receivedAt)
+            outcome = pipeline.receiveStatus(node: Substring(node), online: state != .offline, at: receivedAt)
             if outcome.refusal == nil, let held = limiter.admit("status-\(node)", at: receivedAt) {
                 actions.append(.log(LogLine(.notice, "node status", ["node": node, "state": state.rawValue, "suppressed": "\(held)"])))
             }

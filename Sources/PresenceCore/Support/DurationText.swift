@@ -4,18 +4,10 @@ public enum DurationText {
     /// Milliseconds in `text`, or an error naming the value and the expected forms.
     public static func milliseconds(_ text: String, what: String = "duration") throws(ValueError) -> Int64 {
         let units: [(suffix: String, factor: Double)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]
-        var number = Substring(text)
-        var factor = 1000.0
-        for unit in units where text.hasSuffix(unit.suffix) {
-            number = text.dropLast(unit.suffix.count)
-            factor = unit.factor
-            break
-        }
-        guard !number.isEmpty, number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-              let value = Double(number), value.isFinite, value * factor < 1e15 else {
+        guard let milliseconds = QuantityText.value(text, units: units, bare: 1000), milliseconds < 1e15 else {
             throw ValueError("\(what) '\(text)' is not valid: expected a number with a unit, such as 15s, 500ms, 2m, 1h or 7d")
         }
-        return Int64((value * factor).rounded())
+        return Int64(milliseconds.rounded())
     }
 
     /// A compact rendering of `milliseconds` (`1500ms`, `15s`, `2m`).

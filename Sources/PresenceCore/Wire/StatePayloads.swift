@@ -123,6 +123,9 @@ public struct PresenceNotification: Equatable, Sendable {
 public struct ServiceStatus: Equatable, Sendable {
     public enum State: String, Sendable {
         case online, offline
+        /// Running, deciding and publishing, but with part of its work held back (the aggregator
+        /// while its database is unreachable); a `reason` says why.
+        case degraded
     }
 
     public var state: State

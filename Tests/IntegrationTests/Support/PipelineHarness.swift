@@ -10,12 +10,16 @@ struct PipelineHarness: Sendable {
     let brokerURL: String
     let prefix: String
     let topics: Topics
+    /// The aggregator's state folder (its journal), the same for every run of this harness.
+    let stateDirectory: String
 
-    init(_ label: String) throws {
-        databaseURL = try TestDatabase.create(label)
-        brokerURL = try TestServers.get().brokerURL
+    /// A harness on the shared servers, or on `database` and `broker` when given.
+    init(_ label: String, database: String? = nil, broker: String? = nil) throws {
+        databaseURL = try database ?? TestDatabase.create(label)
+        brokerURL = try broker ?? TestServers.get().brokerURL
         prefix = "t\(UInt32.random(in: .min ... .max))"
         topics = try Topics(prefix: prefix)
+        stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("presence-state-\(prefix)").path
     }
 
     var environment: [String: String] {
@@ -43,10 +47,11 @@ struct PipelineHarness: Sendable {
         return result.stdout
     }
 
-    /// Starts `presence-aggregator` with `arguments` (stats every second, debug logs).
+    /// Starts `presence-aggregator` with `arguments` (stats every second, debug logs, the
+    /// harness's state folder).
     func startAggregator(_ arguments: [String] = []) throws -> ChildProcess {
         try ChildProcess.spawn(try PackagePaths.executable("presence-aggregator"),
-                               ["--stats-interval", "1s", "--log-level", "debug"] + arguments, environment: environment)
+                               ["--stats-interval", "1s", "--log-level", "debug", "--state-dir", stateDirectory] + arguments, environment: environment)
     }
 
     /// Rows of a query, fields separated by `|`.

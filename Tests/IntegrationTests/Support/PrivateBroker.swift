@@ -34,7 +34,12 @@ struct PrivateBroker: Sendable {
     }
 
     private static func run(_ arguments: [String]) throws(TestSetupError) -> String {
-        let script = PackagePaths.root.appendingPathComponent("scripts/servers.sh").path
-        return try runTool(script, arguments).trimmingCharacters(in: .whitespacesAndNewlines)
+        try runServersScript(arguments)
     }
+}
+
+/// Runs `scripts/servers.sh` with `arguments` and returns what it printed, trimmed.
+func runServersScript(_ arguments: [String]) throws(TestSetupError) -> String {
+    let script = PackagePaths.root.appendingPathComponent("scripts/servers.sh").path
+    return try runTool(script, arguments).trimmingCharacters(in: .whitespacesAndNewlines)
 }

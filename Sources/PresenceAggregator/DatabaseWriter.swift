@@ -1,0 +1,158 @@
+import Logging
+import PresenceCore
+import PresencePostgres
+import PresenceStore
+import ServiceLifecycle
+import Synchronization
+
+/// Applies the journal to PostgreSQL over its own connection, in order and in batches (up to
+/// 1,000 records a transaction): events with their session changes, notifications, progress, the
+/// events the broker has acknowledged, and the journal position reached, all in one transaction,
+/// so that a restart resumes exactly where it stopped. While the database is away it says so (the
+/// aggregator's status turns degraded) and tries again every few seconds; the journal keeps what
+/// waits. A record the database refuses for good (not a lost connection nor a timeout) is set aside
+/// in the dead letters, found by applying the batch one record at a time, and the writer moves on.
+final class DatabaseWriter: Service {
+    private let configuration: AggregatorConfiguration
+    private let journal: Journal
+    private let health: AggregatorHealth
+    private let deadLetters: DeadLetters
+    private let acknowledged: @Sendable () -> [(end: UInt64, id: String)]
+    private let logger: Logger
+
+    /// `acknowledged` hands over the events the broker acknowledged since it was last called.
+    init(configuration: AggregatorConfiguration, journal: Journal, health: AggregatorHealth, deadLetters: DeadLetters,
+         acknowledged: @escaping @Sendable () -> [(end: UInt64, id: String)], logger: Logger) {
+        self.configuration = configuration
+        self.journal = journal
+        self.health = health
+        self.deadLetters = deadLetters
+        self.acknowledged = acknowledged
+        self.logger = logger
+    }
+
+    func run() async throws {
+        var writer = Writing(cursor: journal.cursor(of: .database))
+        while !Task.isCancelled {
+            let entries = await journal.records(from: writer.cursor, limit: 1_000)
+            guard !entries.isEmpty else { break }
+            guard await apply(entries, &writer) else { break }
+        }
+        // The journal ends when the loop has stopped; the group asks this writer to stop after it.
+        try? await gracefulShutdown()
+        await writer.database?.close()
+    }
+
+    /// The writer's connection and where it has got to.
+    private struct Writing {
+        var cursor: UInt64
+        var database: PostgresConnection?
+        var positionChecked = false
+        /// Events the broker acknowledged, not yet marked (their record may not be stored yet).
+        var published: [(end: UInt64, id: String)] = []
+        /// Seconds before the next attempt while the database is away.
+        var delay = 1
+    }
+
+    /// Applies `entries`, retrying while the database is away; false when shutting down with the
+    /// database away (what is left stays in the journal).
+    private func apply(_ entries: [Journal.Entry], _ writer: inout Writing) async -> Bool {
+        var entries = entries
+        while true {
+            do {
+                let database = try await connection(&writer)
+                if !writer.positionChecked {
+                    writer.positionChecked = true
+                    if let stored = try await database.journalPosition(clientID: configuration.effectiveClientID),
+                       stored.journal == journal.identity, stored.position > writer.cursor {
+                        writer.cursor = stored.position
+                        entries = entries.filter { $0.start >= stored.position }
+                        journal.consumed(.database, upTo: stored.position)
+                        guard !entries.isEmpty else { return true }
+                    }
+                }
+                writer.published += acknowledged()
+                do {
+                    try await store(entries, &writer, database)
+                } catch let error as PostgresError where !error.isTransient {
+                    try await applyOneByOne(entries, &writer, database)
+                }
+                if writer.delay > 1 { logger.notice("the database is reachable again; storing what waited in the journal") }
+                health.database(reachable: true)
+                writer.delay = 1
+                return true
+            } catch {
+                if writer.delay == 1 {
+                    logger.error("cannot store in the database; events are still published, and stored when it returns",
+                                 metadata: ["error": "\(error)"])
+                }
+                health.database(reachable: false)
+                await writer.database?.close()
+                writer.database = nil
+                if Task.isShuttingDownGracefully || Task.isCancelled { return false }
+                guard (try? await cancelWhenGracefulShutdown({ [delay = writer.delay] in try await Task.sleep(for: .seconds(delay)) })) != nil else {
+                    return false
+                }
+                writer.delay = min(writer.delay * 2, 8)
+            }
+        }
+    }
+
+    /// Finds the records of a batch the database refuses: each alone, setting aside those it refuses.
+    private func applyOneByOne(_ entries: [Journal.Entry], _ writer: inout Writing, _ database: PostgresConnection) async throws {
+        for entry in entries {
+            do {
+                try await store([entry], &writer, database)
+            } catch let error as PostgresError where !error.isTransient {
+                deadLetters.refusedByDatabase(entry, error: error)
+                var skip = StoreBatch()
+                skip.journal = JournalPosition(clientID: configuration.effectiveClientID, journal: journal.identity, position: entry.end)
+                try await database.store(skip)
+                advance(&writer, to: entry.end)
+            }
+        }
+    }
+
+    /// Stores `entries` in one transaction, with the position they reach.
+    private func store(_ entries: [Journal.Entry], _ writer: inout Writing, _ database: PostgresConnection) async throws {
+        guard let last = entries.last else { return }
+        var batch = StoreBatch()
+        var lastSeen: [String: Int64] = [:]
+        for entry in entries {
+            switch entry.record {
+            case .decided(let decided):
+                batch.events += decided.events
+                batch.notifications += decided.notifications
+            case .progress(let progress):
+                batch.clock = (configuration.effectiveClientID, max(batch.clock?.time ?? .min, progress.clock))
+                for seen in progress.lastSeen { lastSeen[seen.user] = max(lastSeen[seen.user] ?? .min, seen.time) }
+            case .states:
+                break
+            }
+        }
+        batch.lastSeen = lastSeen.map { .init(user: $0.key, time: $0.value) }.sorted { $0.user < $1.user }
+        batch.published = writer.published.filter { $0.end <= last.end }.map(\.id)
+        batch.journal = JournalPosition(clientID: configuration.effectiveClientID, journal: journal.identity, position: last.end)
+        let report = try await database.store(batch)
+        writer.published.removeAll { $0.end <= last.end }
+        for user in report.staleSessionsClosed.prefix(3) {
+            logger.warning("closed a session the engine did not know about", metadata: ["user": "\(user)"])
+        }
+        for subject in report.exitsWithoutSession.prefix(3) {
+            logger.warning("an exit found no open session", metadata: ["session": "\(subject)"])
+        }
+        advance(&writer, to: last.end)
+    }
+
+    private func advance(_ writer: inout Writing, to position: UInt64) {
+        writer.cursor = max(writer.cursor, position)
+        journal.consumed(.database, upTo: writer.cursor)
+    }
+
+    private func connection(_ writer: inout Writing) async throws -> PostgresConnection {
+        if let database = writer.database { return database }
+        let database = try await PostgresConnection.connect(configuration.database, logger: logger)
+        writer.database = database
+        return database
+    }
+}

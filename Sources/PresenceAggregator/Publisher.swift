@@ -1,0 +1,157 @@
+import Logging
+import PresenceCore
+import PresenceMQTT
+import ServiceLifecycle
+import Synchronization
+
+/// Publishes the journal's records over its own connection to the broker (MQTT 5, so that each
+/// acknowledgement carries a reason code), in the journal's order, with up to `publishWindow`
+/// messages awaiting acknowledgement. A record counts as published once all its messages are
+/// acknowledged; a message the broker refuses (reason 0x80 and above) is set aside in the dead
+/// letters. While the broker is away, records wait in the journal (on disk) and go out in order
+/// once it is back; after a restart, whatever was not acknowledged is published again, with the
+/// same event ids. The connection also carries the aggregator's retained status (and its will,
+/// offline). On shutdown it publishes everything the loop decided, unless the broker is away.
+final class Publisher: Service {
+    private let configuration: AggregatorConfiguration
+    private let journal: Journal
+    private let health: AggregatorHealth
+    private let deadLetters: DeadLetters
+    private let logger: Logger
+    private let client: MQTTClient
+    /// How long events waited from their decision to the broker's acknowledgement.
+    let latency = LatencyRecorder()
+    /// Events the broker acknowledged, with the end of their record, for the database writer.
+    private let acknowledged = Mutex<[(end: UInt64, id: String)]>([])
+
+    init(configuration: AggregatorConfiguration, journal: Journal, health: AggregatorHealth, deadLetters: DeadLetters, logger: Logger) throws {
+        self.configuration = configuration
+        self.journal = journal
+        self.health = health
+        self.deadLetters = deadLetters
+        self.logger = logger
+        var mqtt = MQTTConfiguration(url: configuration.broker, clientID: configuration.effectiveClientID + "-out")
+        mqtt.will = Self.statusMessage(ServiceStatus(state: .offline), configuration.topics)
+        mqtt.maxInFlight = configuration.publishWindow
+        // Back soon after an outage: what waits in the journal is what subscribers wait for.
+        mqtt.reconnectDelayMax = 5
+        client = try MQTTClient(configuration: mqtt, logger: logger)
+    }
+
+    /// Publishes a QoS 0 message now, ahead of the records (the aggregator's counters).
+    func publishNow(_ message: MQTTMessage) {
+        do {
+            try client.publishWithoutAcknowledgement(message)
+        } catch {
+            logger.debug("could not publish", metadata: ["topic": "\(message.topic)", "error": "\(error)"])
+        }
+    }
+
+    /// The events the broker acknowledged since the last call, with the end of their record.
+    func takeAcknowledged() -> [(end: UInt64, id: String)] {
+        acknowledged.withLock { taken in
+            defer { taken = [] }
+            return taken
+        }
+    }
+
+    /// Messages sent and not yet acknowledged.
+    var inFlight: Int { client.statistics.inFlight }
+
+    func run() async throws {
+        try client.start()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.publishStatusChanges() }
+            await withTaskGroup(of: Void.self) { work in
+                work.addTask { await self.publishJournal() }
+                work.addTask { [client] in
+                    // Once shutting down, a broker that is away is not waited for: what is not
+                    // published stays in the journal for the next start.
+                    guard (try? await gracefulShutdown()) != nil else { return }
+                    while !Task.isCancelled, client.isConnected {
+                        try? await Task.sleep(for: .milliseconds(200))
+                    }
+                }
+                await work.next()
+                work.cancelAll()
+            }
+            group.cancelAll()
+        }
+        try? await gracefulShutdown()
+        await client.stop(publishing: Self.statusMessage(ServiceStatus(state: .offline), configuration.topics))
+    }
+
+    /// Sends every record of the journal, in order, until it ends (after the loop's last record)
+    /// or the task is cancelled; then waits for the acknowledgements of what was sent.
+    private func publishJournal() async {
+        let journal = journal
+        let progress = PublishProgress(from: journal.cursor(of: .publisher)) { journal.consumed(.publisher, upTo: $0) }
+        var cursor = progress.cursor
+        sending: while !Task.isCancelled {
+            let entries = await journal.records(from: cursor, limit: 500)
+            guard !entries.isEmpty else { break }
+            for entry in entries {
+                let messages = entry.record.messages(configuration.topics)
+                progress.begin(start: entry.start, end: entry.end, messages: messages.count)
+                let decidedAt: Int64? = if case .decided(let decided) = entry.record { decided.decidedAt } else { nil }
+                for message in messages {
+                    do {
+                        try await client.send(MQTTMessage(topic: message.topic, payload: message.payload, qos: 1, retain: message.retain)) { result in
+                            self.settle(result, message, entry: entry, decidedAt: decidedAt, progress: progress)
+                        }
+                    } catch {
+                        logger.debug("stopped publishing", metadata: ["error": "\(error)"])
+                        break sending
+                    }
+                }
+                cursor = entry.end
+            }
+        }
+        await withTaskCancellationHandler {
+            await progress.drained()
+        } onCancel: { [client] in
+            Task { await client.stop() }
+        }
+    }
+
+    private func settle(_ result: Result<Int32, MQTTError>, _ message: OutboundMessage, entry: Journal.Entry, decidedAt: Int64?,
+                        progress: PublishProgress) {
+        switch result {
+        case .success(let reason) where reason < 0x80:
+            if let id = message.event {
+                acknowledged.withLock { $0.append((entry.end, id)) }
+                if let decidedAt { latency.record(milliseconds: WallClock.milliseconds() - decidedAt) }
+            }
+            progress.settled(start: entry.start)
+        case .success(let reason):
+            deadLetters.refusedByBroker(message, reason: reason)
+            progress.settled(start: entry.start)
+        case .failure:
+            // The client stopped before the broker answered: the record stays unpublished in the
+            // journal, and is published again after the next start.
+            progress.abandoned(start: entry.start)
+        }
+    }
+
+    /// Publishes the retained status whenever what the aggregator says of itself changes, and
+    /// makes it the message every reconnect publishes.
+    private func publishStatusChanges() async {
+        var published: ServiceStatus?
+        for await _ in health.changes {
+            guard let status = health.status, status != published else { continue }
+            published = status
+            let message = Self.statusMessage(status, configuration.topics)
+            do {
+                try client.setBirth(message)
+                try await client.send(message) { _ in }
+            } catch {
+                logger.debug("could not publish the status", metadata: ["error": "\(error)"])
+            }
+            logger.notice("status", metadata: ["state": "\(status.state.rawValue)"])
+        }
+    }
+
+    static func statusMessage(_ status: ServiceStatus, _ topics: Topics) -> MQTTMessage {
+        MQTTMessage(topic: topics.aggregatorStatus, payload: status.encoded(), qos: 1, retain: true)
+    }
+}

@@ -1,0 +1,159 @@
+/// The binary form of an `OutboundRecord` in the aggregator's journal: a kind byte, then the
+/// record's values in `ByteWriter`'s layout. Decoding never traps: a damaged body throws.
+public enum JournalCodec {
+    private enum Kind: UInt8 {
+        case decided = 1, states = 2, progress = 3
+    }
+
+    public static func encode(_ record: OutboundRecord) -> [UInt8] {
+        var writer = ByteWriter()
+        switch record {
+        case .decided(let decided):
+            writer.byte(Kind.decided.rawValue)
+            writer.array(decided.events, write)
+            writer.array(decided.notifications, write)
+            write(&writer, decided.states)
+            writer.int64(decided.decidedAt)
+        case .states(let changes):
+            writer.byte(Kind.states.rawValue)
+            write(&writer, changes)
+        case .progress(let progress):
+            writer.byte(Kind.progress.rawValue)
+            writer.int64(progress.clock)
+            writer.array(progress.lastSeen) { writer, seen in
+                writer.string(seen.user)
+                writer.int64(seen.time)
+            }
+        }
+        return writer.bytes
+    }
+
+    /// The record in `body`, or why it cannot be read.
+    public static func decode(_ body: ArraySlice<UInt8>) throws(MalformedBytes) -> OutboundRecord {
+        var reader = ByteReader(body)
+        let record: OutboundRecord
+        switch Kind(rawValue: try reader.byte()) {
+        case .decided:
+            let events = try reader.array(event)
+            let notifications = try reader.array(notification)
+            let states = try changes(&reader)
+            record = .decided(.init(events: events, notifications: notifications, states: states, decidedAt: try reader.int64()))
+        case .states:
+            record = .states(try changes(&reader))
+        case .progress:
+            let clock = try reader.int64()
+            let lastSeen = try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in
+                OutboundRecord.LastSeen(user: try reader.string(), time: try reader.int64())
+            }
+            record = .progress(.init(clock: clock, lastSeen: lastSeen))
+        case nil:
+            throw ByteReader.Malformed(offset: body.startIndex, what: "an unknown record kind")
+        }
+        guard reader.isAtEnd else { throw ByteReader.Malformed(offset: reader.position, what: "bytes after the record") }
+        return record
+    }
+
+    // MARK: Values
+
+    private static func write(_ writer: inout ByteWriter, _ event: PresenceEvent) {
+        writer.byte(event.kind == .enter ? 0 : 1)
+        writer.string(event.id)
+        writer.string(event.user)
+        writer.string(event.device)
+        writer.string(event.beacon)
+        writer.optional(event.venue) { $0.string($1) }
+        writer.int64(event.at)
+        writer.optional(event.rssi) { $0.double($1) }
+        writer.optional(event.distance) { $0.double($1) }
+        writer.optional(event.proximity) { $0.string($1.rawValue) }
+        writer.optional(event.entered) { $0.int64($1) }
+        writer.optional(event.reason) { $0.string($1.rawValue) }
+    }
+
+    private static func event(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> PresenceEvent {
+        let kind: PresenceEvent.Kind
+        switch try reader.byte() {
+        case 0: kind = .enter
+        case 1: kind = .exit
+        default: throw ByteReader.Malformed(offset: reader.position - 1, what: "an unknown event kind")
+        }
+        let id = try reader.string()
+        let user = try reader.string()
+        let device = try reader.string()
+        let beacon = try reader.string()
+        let venue = try reader.optional { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.string() }
+        let at = try reader.int64()
+        let rssi = try reader.optional { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.double() }
+        let distance = try reader.optional { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.double() }
+        let proximity = try reader.optional { (reader: inout ByteReader) throws(ByteReader.Malformed) in try named(Proximity.self, &reader) }
+        let entered = try reader.optional { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.int64() }
+        let reason = try reader.optional { (reader: inout ByteReader) throws(ByteReader.Malformed) in try named(PresenceEvent.ExitReason.self, &reader) }
+        return PresenceEvent(kind: kind, id: id, user: user, device: device, beacon: beacon, venue: venue, at: at, rssi: rssi,
+                             distance: distance, proximity: proximity, entered: entered, reason: reason)
+    }
+
+    private static func write(_ writer: inout ByteWriter, _ notification: PresenceNotification) {
+        writer.string(notification.user)
+        writer.string(notification.beacon)
+        writer.string(notification.kind.rawValue)
+        writer.string(notification.message)
+        writer.int64(notification.at)
+    }
+
+    private static func notification(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> PresenceNotification {
+        let user = try reader.string()
+        let beacon = try reader.string()
+        let kind = try named(PresenceNotification.Kind.self, &reader)
+        return PresenceNotification(user: user, beacon: beacon, kind: kind, message: try reader.string(), at: try reader.int64())
+    }
+
+    private static func write(_ writer: inout ByteWriter, _ changes: PresenceBoard.Changes) {
+        writer.array(changes.users) { writer, state in
+            writer.string(state.user)
+            writer.optional(state.beacon) { $0.string($1) }
+            writer.optional(state.venue) { $0.string($1) }
+            writer.int64(state.since)
+            writer.optional(state.position) { writer, position in
+                writer.double(position.x)
+                writer.double(position.y)
+                writer.optional(position.floor) { $0.int64(Int64($1)) }
+                writer.double(position.accuracy)
+            }
+        }
+        writer.array(changes.clearedUsers) { $0.string($1) }
+        writer.array(changes.beacons) { writer, state in
+            writer.string(state.beacon)
+            writer.array(state.users) { $0.string($1) }
+        }
+        writer.array(changes.deletedBeacons) { $0.string($1) }
+    }
+
+    private static func changes(_ reader: inout ByteReader) throws(ByteReader.Malformed) -> PresenceBoard.Changes {
+        var changes = PresenceBoard.Changes()
+        changes.users = try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in
+            let user = try reader.string()
+            let beacon = try reader.optional { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.string() }
+            let venue = try reader.optional { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.string() }
+            let since = try reader.int64()
+            let position = try reader.optional { (reader: inout ByteReader) throws(ByteReader.Malformed) in
+                let x = try reader.double()
+                let y = try reader.double()
+                let floor = try reader.optional { (reader: inout ByteReader) throws(ByteReader.Malformed) in Int(truncatingIfNeeded: try reader.int64()) }
+                return Position(x: x, y: y, floor: floor, accuracy: try reader.double())
+            }
+            return UserState(user: user, beacon: beacon, venue: venue, since: since, position: position)
+        }
+        changes.clearedUsers = try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.string() }
+        changes.beacons = try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in
+            BeaconState(beacon: try reader.string(), users: try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.string() })
+        }
+        changes.deletedBeacons = try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.string() }
+        return changes
+    }
+
+    private static func named<T: RawRepresentable>(_ type: T.Type, _ reader: inout ByteReader) throws(ByteReader.Malformed) -> T where T.RawValue == String {
+        let text = try reader.string()
+        guard let value = T(rawValue: text) else { throw ByteReader.Malformed(offset: reader.position, what: "an unknown name '\(text.prefix(32))'") }
+        return value
+    }
+}

@@ -1,0 +1,57 @@
+/// What a restarted aggregator starts from when its journal holds records the database has not
+/// taken yet (it was away, or the aggregator died first): the sessions, clock, last sightings and
+/// notifications the database says, with those records laid over them in order. Laying a record
+/// the database already took over it changes nothing, so a fold from any earlier point is right.
+public struct JournalFold: Sendable, Equatable {
+    public private(set) var sessions: [String: Presence]
+    public private(set) var clock: Int64?
+    /// The latest hello and goodbye of each user at each beacon.
+    private var latest: [String: PresenceNotification] = [:]
+
+    public init(sessions: [Presence], clock: Int64?, notifications: [PresenceNotification]) {
+        self.sessions = Dictionary(sessions.map { ($0.user, $0) }, uniquingKeysWith: { $1 })
+        self.clock = clock
+        remember(notifications)
+    }
+
+    /// Lays `record` over what is known.
+    public mutating func apply(_ record: OutboundRecord) {
+        switch record {
+        case .decided(let decided):
+            for event in decided.events {
+                switch event.kind {
+                case .enter:
+                    sessions[event.user] = Presence(user: event.user, device: event.device, beacon: event.beacon, venue: event.venue,
+                                                    entered: event.at, lastSeen: event.at)
+                case .exit:
+                    if sessions[event.user]?.beacon == event.beacon { sessions[event.user] = nil }
+                }
+            }
+            remember(decided.notifications)
+        case .progress(let progress):
+            clock = max(clock ?? .min, progress.clock)
+            for seen in progress.lastSeen {
+                if let lastSeen = sessions[seen.user]?.lastSeen, seen.time > lastSeen { sessions[seen.user]?.lastSeen = seen.time }
+            }
+        case .states:
+            break
+        }
+    }
+
+    private mutating func remember(_ notifications: [PresenceNotification]) {
+        for notification in notifications {
+            let key = "\(notification.user) \(notification.beacon) \(notification.kind.rawValue)"
+            if notification.at >= latest[key]?.at ?? .min { latest[key] = notification }
+        }
+    }
+
+    /// The notifications sent, the latest of each user, beacon and kind.
+    public var notifications: [PresenceNotification] {
+        latest.values.sorted { ($0.at, $0.user, $0.beacon) < ($1.at, $1.user, $1.beacon) }
+    }
+
+    /// The open sessions, by user.
+    public var openSessions: [Presence] {
+        sessions.values.sorted { $0.user < $1.user }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+import PresenceCore
+import Testing
+@testable import PresenceAggregator
+
+/// The journal on a real file system: records made durable and read back in order across
+/// segments and restarts, a torn tail cut, segments deleted once both readers passed them, and
+/// progress gathered past the size bound.
+@Suite struct JournalTests {
+    static let logger = Logger(label: "journal-tests") { _ in SwiftLogNoOpLogHandler() }
+
+    static func folder() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)").path
+    }
+
+    static func record(_ index: Int) -> OutboundRecord {
+        let event = PresenceEvent(kind: .enter, id: "00000000-0000-0000-0000-\(String(format: "%012d", index))", user: "user-\(index)",
+                                  device: "mac:00:11:22:33:44:55", beacon: "booth-\(index % 7)", venue: "expo", at: Int64(index), rssi: -60,
+                                  distance: 1, proximity: .near)
+        return .decided(.init(events: [event], notifications: [], states: .init(), decidedAt: Int64(index)))
+    }
+
+    /// `count` records from `cursor`, waiting for them to be made durable.
+    static func read(_ count: Int, _ journal: Journal, from cursor: UInt64) async -> [Journal.Entry] {
+        var entries: [Journal.Entry] = []
+        var cursor = cursor
+        while entries.count < count {
+            let more = await journal.records(from: cursor, limit: count - entries.count)
+            guard let last = more.last else { break }
+            entries += more
+            cursor = last.end
+        }
+        return entries
+    }
+
+    @Test func recordsComeBackInOrderAcrossSegmentsAndRestartsAndATornTailIsCut() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var journal = try Journal(directory: folder, segmentBytes: 2_000, logger: Self.logger)
+        for index in 0 ..< 300 {
+            journal.append(Self.record(index))
+            if index % 50 == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        journal.finishAppending()
+        let written = await Self.read(300, journal, from: journal.start)
+        #expect(written.map(\.record) == (0 ..< 300).map(Self.record), "records lost or out of order")
+        #expect(await journal.records(from: written.last?.end ?? 0, limit: 1).isEmpty, "no end once appending finished")
+        #expect(zip(written, written.dropFirst()).allSatisfy { $0.end == $1.start })
+        let end = journal.status.end
+        journal.consumed(.publisher, upTo: written[99].end)
+        journal.close()
+        #expect(try JournalFiles.segments(in: folder).count > 10, "the journal did not rotate its segments")
+        // A crash tore the last write: the tail is cut, nothing before it is lost.
+        let last = try #require(JournalFiles.segments(in: folder).last)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: last.path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data([0xFF, 0x01, 0x00, 0x00, 0x12, 0x34]))
+        try handle.close()
+
+        journal = try Journal(directory: folder, segmentBytes: 2_000, logger: Self.logger)
+        #expect(journal.status.end == end)
+        #expect(journal.cursor(of: .publisher) == written[99].end && journal.cursor(of: .database) == 0)
+        #expect(await Self.read(200, journal, from: written[99].end).map(\.record) == (100 ..< 300).map(Self.record), "records lost after the restart")
+        // Reading from disk (the cache is empty after a restart) and from the middle of a segment.
+        #expect(await journal.records(from: written[150].start, limit: 3).map(\.record) == (150 ..< 153).map(Self.record), "reading from the middle")
+        journal.append(Self.record(300))
+        journal.finishAppending()
+        #expect(await Self.read(1, journal, from: end).map(\.record) == [Self.record(300)], "the record after the restart")
+        journal.close()
+    }
+
+    @Test func segmentsGoOnceBothReadersPassedThem() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let journal = try Journal(directory: folder, segmentBytes: 1_000, logger: Self.logger)
+        for index in 0 ..< 100 {
+            journal.append(Self.record(index))
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let entries = await Self.read(100, journal, from: 0)
+        let before = try JournalFiles.segments(in: folder).count
+        journal.consumed(.publisher, upTo: entries[80].end)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try JournalFiles.segments(in: folder).count == before, "a segment went before the database writer passed it")
+        journal.consumed(.database, upTo: entries[60].end)
+        #expect(await PostgresTestSupport.eventually(timeout: .seconds(5)) { (try? JournalFiles.segments(in: folder).count) ?? before < before })
+        let kept = try JournalFiles.segments(in: folder)
+        #expect(kept.count < before && (kept.first?.start ?? .max) <= entries[60].end)
+        #expect(await journal.records(from: 0, limit: 1).first.map { $0.start } == kept.first?.start, "an old cursor starts at the oldest record held")
+        journal.close()
+    }
+
+    @Test func aReaderWaitsForTheNextRecordAndHearsTheEnd() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let journal = try Journal(directory: folder, logger: Self.logger)
+        let reader = Task { await journal.records(from: 0, limit: 10) }
+        try await Task.sleep(for: .milliseconds(100))
+        journal.append(Self.record(1))
+        #expect(await reader.value.map(\.record) == [Self.record(1)])
+        let end = journal.status.end
+        let waiting = Task { await journal.records(from: end, limit: 10) }
+        try await Task.sleep(for: .milliseconds(100))
+        journal.finishAppending()
+        #expect(await waiting.value.isEmpty)
+        let cancelled = Task { await journal.records(from: end + 10_000, limit: 10) }
+        cancelled.cancel()
+        #expect(await cancelled.value.isEmpty)
+        #expect(throws: AggregatorError.self) { _ = try Journal(directory: folder, logger: Self.logger) }
+        journal.close()
+    }
+
+    @Test func pastItsBoundTheJournalGathersProgressButKeepsEveryEvent() async throws {
+        let folder = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let journal = try Journal(directory: folder, maximumBytes: 500, coalescingInterval: 3_600_000, logger: Self.logger)
+        for index in 0 ..< 20 { journal.append(Self.record(index)) }
+        for second in 0 ..< 30 {
+            journal.append(.progress(.init(clock: Int64(second), lastSeen: [.init(user: "user-\(second % 3)", time: Int64(second))])))
+        }
+        journal.append(Self.record(20))
+        journal.finishAppending()
+        var records: [OutboundRecord] = []
+        var cursor: UInt64 = 0
+        while case let more = await journal.records(from: cursor, limit: 100), let last = more.last {
+            records += more.map(\.record)
+            cursor = last.end
+        }
+        #expect(records.filter { if case .decided = $0 { true } else { false } } == (0 ... 20).map(Self.record), "an event was lost")
+        let progress = records.compactMap { record -> OutboundRecord.Progress? in
+            if case .progress(let progress) = record { progress } else { nil }
+        }
+        #expect(progress.count == 2, "\(progress.count) progress records past the bound")
+        #expect(progress.last?.clock == 29 && progress.last?.lastSeen.map(\.time) == [27, 28, 29])
+        journal.close()
+    }
+}
