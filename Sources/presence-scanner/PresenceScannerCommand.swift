@@ -22,7 +22,7 @@ struct PresenceScannerCommand: AsyncParsableCommand {
     @Option(name: .customLong("node"), help: "Node key (with --simulate, repeat for several; default: every node of the scenario).")
     var nodes: [String] = []
 
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var connection: BrokerOptions
 
     @Option(help: "Scan this adapter (hci0) through BlueZ's HCI.")
     var hci: String?
