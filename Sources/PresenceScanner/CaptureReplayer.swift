@@ -8,12 +8,6 @@ import ServiceLifecycle
 /// possible (dated when sent), unless `keepTime` keeps the capture's own clock. It ends once every
 /// batch has been published and acknowledged.
 public final class CaptureReplayer: Service {
-    /// How fast to replay.
-    public enum Pace: Sendable, Equatable {
-        case speed(Double)
-        case asFastAsPossible
-    }
-
     private enum Finished: Sendable {
         case publishing, other
     }
@@ -22,20 +16,20 @@ public final class CaptureReplayer: Service {
     private let configuration: ScannerConfiguration
     private let capture: [UInt8]
     private let source: String
-    private let pace: Pace
+    private let speed: CapturePacing.Speed
     private let keepTime: Bool
     private let options: AdvertisementDecoder.Options
     private let logger: Logger
 
     /// `capture` is the file's bytes; `source` names it in the node's status.
-    public init(node: String, configuration: ScannerConfiguration, capture: [UInt8], source: String, pace: Pace, keepTime: Bool,
+    public init(node: String, configuration: ScannerConfiguration, capture: [UInt8], source: String, speed: CapturePacing.Speed, keepTime: Bool,
                 options: AdvertisementDecoder.Options, logger: Logger) throws {
         _ = try BTSnoopReader(capture)
         self.node = node
         self.configuration = configuration
         self.capture = capture
         self.source = source
-        self.pace = pace
+        self.speed = speed
         self.keepTime = keepTime
         self.options = options
         self.logger = logger
@@ -60,32 +54,20 @@ public final class CaptureReplayer: Service {
                 await publisher.stop()
                 return .other
             }
-            var first: Int64?
+            var pacing = CapturePacing(speed: speed, keepTime: keepTime, started: started)
             var statsAt = started
             while !Task.isCancelledOrShuttingDown, let event = reader.nextHCIEvent() {
-                let captured = event.unixMicroseconds / 1000
-                let origin = first ?? captured
-                first = origin
-                let offset = captured - origin
-                if case .speed(let factor) = pace {
-                    let due = started + Int64(Double(offset) / factor)
-                    // Sleep only for gaps worth it: records a few ms apart go out together.
-                    let wait = due - WallClock.milliseconds()
-                    if wait >= 10 {
-                        do {
-                            try await Task.sleep(for: .milliseconds(wait))
-                        } catch {
-                            break
-                        }
+                let timing = pacing.timing(capturedAt: event.unixMicroseconds / 1000)
+                // Sleep only for gaps worth it: records a few ms apart go out together.
+                if let wait = timing.due.map({ $0 - WallClock.milliseconds() }), wait >= 10 {
+                    do {
+                        try await Task.sleep(for: .milliseconds(wait))
+                    } catch {
+                        break
                     }
                 }
                 let now = WallClock.milliseconds()
-                let ts: Int64
-                switch (keepTime, pace) {
-                case (true, _): ts = captured
-                case (false, .speed(let factor)): ts = started + Int64(Double(offset) / factor)
-                case (false, .asFastAsPossible): ts = now
-                }
+                let ts = timing.ts ?? now
                 events += 1
                 for batch in reports.take(event: event.packet, ts: ts, now: now) { publisher.submit(batch) }
                 if let batch = reports.due(at: now) { publisher.submit(batch) }

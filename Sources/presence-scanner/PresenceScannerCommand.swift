@@ -113,12 +113,12 @@ struct PresenceScannerCommand: AsyncParsableCommand {
                 try scan.validate()
                 service = RadioScanner(node: node, configuration: configuration, scan: scan, options: options, logger: logger)
             } else if let btsnoop {
-                let pace = try pace()
+                let speed = try replaySpeed()
                 guard let data = FileManager.default.contents(atPath: btsnoop) else {
                     throw ValueError("--btsnoop '\(btsnoop)' cannot be read")
                 }
                 service = try CaptureReplayer(node: node, configuration: configuration, capture: Array(data),
-                                              source: URL(fileURLWithPath: btsnoop).lastPathComponent, pace: pace,
+                                              source: URL(fileURLWithPath: btsnoop).lastPathComponent, speed: speed,
                                               keepTime: keepTime, options: options, logger: logger)
             } else {
                 throw ValidationError("choose one source: --hci ADAPTER, --btsnoop FILE or --simulate VENUE-FILE")
@@ -189,12 +189,12 @@ struct PresenceScannerCommand: AsyncParsableCommand {
         return options
     }
 
-    private func pace() throws -> CaptureReplayer.Pace {
+    private func replaySpeed() throws -> CapturePacing.Speed {
         if speed == "max" { return .asFastAsPossible }
         guard let factor = Double(speed), factor > 0, factor.isFinite else {
             throw ValueError("--speed '\(speed)' is not valid: expected a factor above 0 (such as 1, 2, 10) or 'max'")
         }
-        return .speed(factor)
+        return .factor(factor)
     }
 }
 /// Reads a scenario file, with errors that name the file and what is wrong in it.
