@@ -8,10 +8,6 @@ import ServiceLifecycle
 /// possible (dated when sent), unless `keepTime` keeps the capture's own clock. It ends once every
 /// batch has been published and acknowledged.
 public final class CaptureReplayer: Service {
-    private enum Finished: Sendable {
-        case publishing, other
-    }
-
     private let node: String
     private let configuration: ScannerConfiguration
     private let capture: [UInt8]
@@ -42,17 +38,9 @@ public final class CaptureReplayer: Service {
         try publisher.start()
         var reports = ReportBatcher(node: node, configuration: configuration, options: options)
         var events = 0
-        await withTaskGroup(of: Finished.self) { group in
+        await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await publisher.run()
-                return .publishing
-            }
-            group.addTask {
-                // On SIGTERM, give the broker a few seconds more, then stop waiting for it.
-                guard (try? await gracefulShutdown()) != nil else { return .other }
-                try? await Task.sleep(for: .seconds(5))
-                await publisher.stop()
-                return .other
             }
             var pacing = CapturePacing(speed: speed, keepTime: keepTime, started: started)
             var statsAt = started
@@ -76,7 +64,6 @@ public final class CaptureReplayer: Service {
                     statsAt = now
                     group.addTask {
                         await publisher.publishStats(stats)
-                        return .other
                     }
                 }
             }
@@ -87,9 +74,7 @@ public final class CaptureReplayer: Service {
             if let batch = reports.drain(at: now) { publisher.submit(batch) }
             await publisher.publishStats(reports.statistics(node: node, uptime: now - started, interval: max(1, now - statsAt)))
             publisher.finish()
-            while let finished = await group.next() {
-                if finished == .publishing { group.cancelAll() }
-            }
+            await group.waitForAll()
         }
         logger.notice("capture replayed", metadata: ["events": "\(events)", "sightings": "\(reports.sightingCount)",
                                                     "published": "\(publisher.counters.published)", "dropped": "\(reports.decoder.statistics.dropped)"])

@@ -27,15 +27,13 @@ public final class RadioScanner: Service {
         let publisher = try NodePublisher(node: node, configuration: configuration, adapter: scan.adapter, started: started, logger: logger)
         try publisher.start()
         var reports = ReportBatcher(node: node, configuration: configuration, options: options)
-        await withTaskGroup(of: Bool.self) { group in
+        await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await publisher.run()
-                return true
             }
             group.addTask {
                 try? await gracefulShutdown()
                 scanner.stop()
-                return false
             }
             var statsAt = started
             for await packet in scanner.packets {
@@ -49,21 +47,12 @@ public final class RadioScanner: Service {
                     statsAt = now
                     group.addTask {
                         await publisher.publishStats(stats)
-                        return false
                     }
                 }
             }
             if let batch = reports.drain(at: WallClock.milliseconds()) { publisher.submit(batch) }
             publisher.finish()
-            // Give the broker a few seconds for what is left (the spool keeps it, on disk with --spool-dir).
-            group.addTask {
-                try? await Task.sleep(for: .seconds(5))
-                await publisher.stop()
-                return false
-            }
-            while let publishingDone = await group.next() {
-                if publishingDone { group.cancelAll() }
-            }
+            await group.waitForAll()
         }
         await publisher.stop()
     }

@@ -74,12 +74,7 @@ public final class SimulatedScanner: Service {
                 if let batch = batchers[node]?.drain(at: now) { publishers[node]?.submit(batch) }
                 publishers[node]?.finish()
             }
-            let deadline = Task { [publishers] in
-                try await Task.sleep(for: .seconds(10))
-                await Self.stop(publishers.values)
-            }
             await group.waitForAll()
-            deadline.cancel()
         }
         await Self.stop(publishers.values)
     }
