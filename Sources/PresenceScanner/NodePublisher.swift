@@ -141,16 +141,22 @@ public final class NodePublisher: Sendable {
         }
     }
 
-    /// Publishes the node's counters on `{p}/v1/nodes/{node}/stats` (QoS 0): also the node's
-    /// heartbeat, by which the aggregator tells a silent node from a dead one.
-    public func publishStats(_ stats: NodeStatistics) async {
+    /// `stats` with the spool's counters: batches published, dropped (added to those `stats`
+    /// counts already) and waiting.
+    public func counted(_ stats: NodeStatistics) -> NodeStatistics {
         let counters = counters
         var stats = stats
         stats.published = counters.published
         stats.dropped += counters.dropped
         stats.spooled = counters.spooled
+        return stats
+    }
+
+    /// Publishes the node's counters on `{p}/v1/nodes/{node}/stats` (QoS 0): also the node's
+    /// heartbeat, by which the aggregator tells a silent node from a dead one.
+    public func publishStats(_ stats: NodeStatistics) {
         do {
-            try await client.publish(MQTTMessage(topic: topics.nodeStats(node: node), payload: stats.encoded(), qos: 0))
+            try client.publishWithoutAcknowledgement(MQTTMessage(topic: topics.nodeStats(node: node), payload: counted(stats).encoded(), qos: 0))
         } catch {
             logger.debug("could not publish stats", metadata: ["error": "\(error)"])
         }
