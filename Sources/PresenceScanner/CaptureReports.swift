@@ -44,13 +44,12 @@ public struct CaptureReports: ReportSource {
             guard !ended else { return nil }
             guard !Task.isShuttingDownGracefully, let event = reader.nextHCIEvent() else { return end() }
             let timing = pacing.timing(capturedAt: event.unixMicroseconds / 1000)
-            // Sleep only for gaps worth it: records a few ms apart go out together.
-            if let wait = timing.due.map({ $0 - WallClock.milliseconds() }), wait >= 10 {
-                do {
-                    try await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(wait)) }
-                } catch {
-                    return end()
-                }
+            // Sleep only for gaps worth it: records a few ms apart go out together. A long gap is
+            // slept 100 ms at a time, so that a graceful shutdown is not kept waiting.
+            while let due = timing.due {
+                let wait = due - WallClock.milliseconds()
+                guard wait >= 10 else { break }
+                guard !Task.isShuttingDownGracefully, (try? await Task.sleep(for: .milliseconds(Swift.min(wait, 100)))) != nil else { return end() }
             }
             events += 1
             return .hciEvent(event.packet, ts: timing.ts ?? WallClock.milliseconds(), node: node)
