@@ -169,6 +169,8 @@ public final class NodePublisher: Sendable {
     }
 
     /// Publishes the offline status and disconnects; batches not acknowledged by then stay in the spool.
+    /// With the broker away this still takes about 5 s: the client waits that long for the
+    /// offline status, which a broker back in time gets (else it keeps the will's).
     public func stop() async {
         await client.stop(publishing: offline)
         let left = state.withLock { state -> Int in
