@@ -48,7 +48,12 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "PresenceCLI",
-            dependencies: ["PresenceCore", "PresenceMQTT", "PresencePostgres", arguments, log],
+            dependencies: ["PresenceCore", "PresenceMQTT", arguments, log],
+            swiftSettings: strict),
+        // The database flag apart from PresenceCLI, so that presence-scanner does not link libpq.
+        .target(
+            name: "PresenceDatabaseCLI",
+            dependencies: ["PresenceCLI", "PresenceCore", "PresenceMQTT", "PresencePostgres", arguments],
             swiftSettings: strict),
         .target(
             name: "PresenceScanner",
@@ -61,11 +66,11 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "presence-aggregator",
-            dependencies: ["PresenceAggregator", "PresenceCLI", "PresenceCore", "PresenceMQTT", "PresencePostgres", arguments, log, lifecycle, signals],
+            dependencies: ["PresenceAggregator", "PresenceCLI", "PresenceDatabaseCLI", "PresenceCore", "PresenceMQTT", "PresencePostgres", arguments, log, lifecycle, signals],
             swiftSettings: strict),
         .executableTarget(
             name: "presencectl",
-            dependencies: ["PresenceStore", "PresenceCLI", "PresenceMQTT", "PresencePostgres", "PresenceCore", arguments, log, lifecycle, signals],
+            dependencies: ["PresenceStore", "PresenceCLI", "PresenceDatabaseCLI", "PresenceMQTT", "PresencePostgres", "PresenceCore", arguments, log, lifecycle, signals],
             swiftSettings: strict),
 
         .executableTarget(

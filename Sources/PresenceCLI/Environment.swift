@@ -7,8 +7,8 @@ import Darwin
 #endif
 
 /// Reads environment variables (empty counts as unset).
-enum Environment {
-    static func value(_ name: String) -> String? {
+package enum Environment {
+    package static func value(_ name: String) -> String? {
         guard let raw = getenv(name) else { return nil }
         let text = String(cString: raw)
         return text.isEmpty ? nil : text

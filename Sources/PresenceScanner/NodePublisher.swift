@@ -2,6 +2,7 @@ import DequeModule
 import Logging
 import PresenceCore
 import PresenceMQTT
+import ServiceLifecycle
 import Synchronization
 
 /// Publishes one node's batches with QoS 1, in order, over the node's own connection, whose will
@@ -17,6 +18,8 @@ public final class NodePublisher: Sendable {
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
     private let onlineStatus: ServiceStatus
+    /// The node's retained status once it stops, and its will.
+    private let offline: MQTTMessage
 
     struct SpoolState {
         /// Batches waiting for the broker, as published (a restart re-sends spooled ones as they were).
@@ -48,8 +51,9 @@ public final class NodePublisher: Sendable {
         var mqtt = MQTTConfiguration(url: configuration.broker, clientID: "presence-scanner-\(node)")
         // A node wants its broker back soon after an outage, not after a 30 s back-off.
         mqtt.reconnectDelayMax = 5
-        mqtt.will = MQTTMessage(topic: topics.nodeStatus(node: node), payload: ServiceStatus(state: .offline, details: [("node", node)]).encoded(),
-                                qos: 1, retain: true)
+        offline = MQTTMessage(topic: topics.nodeStatus(node: node), payload: ServiceStatus(state: .offline, details: [("node", node)]).encoded(),
+                              qos: 1, retain: true)
+        mqtt.will = offline
         mqtt.birth = MQTTMessage(topic: topics.nodeStatus(node: node), payload: onlineStatus.encoded(), qos: 1, retain: true)
         client = try MQTTClient(configuration: mqtt, logger: logger)
         (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -92,8 +96,24 @@ public final class NodePublisher: Sendable {
         state.withLock { Counters(published: $0.published, dropped: $0.dropped, spooled: $0.queue.count) }
     }
 
-    /// Publishes queued batches in order until `finish` and an empty spool.
+    /// Publishes queued batches in order until `finish` and an empty spool. Once the service is
+    /// shutting down, a broker that is away is not waited for: the connection stops and what is
+    /// left stays in the spool (on disk with a spool directory, for the next run).
     public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [client, offline] in
+                guard (try? await gracefulShutdown()) != nil else { return }
+                while !Task.isCancelled, client.isConnected {
+                    try? await Task.sleep(for: .milliseconds(200))
+                }
+                if !Task.isCancelled { await client.stop(publishing: offline) }
+            }
+            await publishSpooled()
+            group.cancelAll()
+        }
+    }
+
+    private func publishSpooled() async {
         var iterator = wakeups.makeAsyncIterator()
         while true {
             let next = state.withLock { state -> (payload: [UInt8]?, generation: Int, finished: Bool) in
@@ -121,16 +141,22 @@ public final class NodePublisher: Sendable {
         }
     }
 
-    /// Publishes the node's counters on `{p}/v1/nodes/{node}/stats` (QoS 0): also the node's
-    /// heartbeat, by which the aggregator tells a silent node from a dead one.
-    public func publishStats(_ stats: NodeStatistics) async {
+    /// `stats` with the spool's counters: batches published, dropped (added to those `stats`
+    /// counts already) and waiting.
+    public func counted(_ stats: NodeStatistics) -> NodeStatistics {
         let counters = counters
         var stats = stats
         stats.published = counters.published
         stats.dropped += counters.dropped
         stats.spooled = counters.spooled
+        return stats
+    }
+
+    /// Publishes the node's counters on `{p}/v1/nodes/{node}/stats` (QoS 0): also the node's
+    /// heartbeat, by which the aggregator tells a silent node from a dead one.
+    public func publishStats(_ stats: NodeStatistics) {
         do {
-            try await client.publish(MQTTMessage(topic: topics.nodeStats(node: node), payload: stats.encoded(), qos: 0))
+            try client.publishWithoutAcknowledgement(MQTTMessage(topic: topics.nodeStats(node: node), payload: counted(stats).encoded(), qos: 0))
         } catch {
             logger.debug("could not publish stats", metadata: ["error": "\(error)"])
         }
@@ -142,10 +168,11 @@ public final class NodePublisher: Sendable {
         wake.finish()
     }
 
-    /// Publishes the offline status and disconnects; unacknowledged batches are given up after a while.
+    /// Publishes the offline status and disconnects; batches not acknowledged by then stay in the spool.
+    /// With the broker away this still takes about 5 s: the client waits that long for the
+    /// offline status, which a broker back in time gets (else it keeps the will's).
     public func stop() async {
-        let offline = ServiceStatus(state: .offline, details: [("node", node)])
-        await client.stop(publishing: MQTTMessage(topic: topics.nodeStatus(node: node), payload: offline.encoded(), qos: 1, retain: true))
+        await client.stop(publishing: offline)
         let left = state.withLock { state -> Int in
             state.file?.close()
             return state.queue.count

@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import PresenceAggregator
 import PresenceCLI
+import PresenceDatabaseCLI
 import PresenceCore
 import PresenceMQTT
 import PresencePostgres

@@ -22,7 +22,7 @@ struct PresenceScannerCommand: AsyncParsableCommand {
     @Option(name: .customLong("node"), help: "Node key (with --simulate, repeat for several; default: every node of the scenario).")
     var nodes: [String] = []
 
-    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var connection: BrokerOptions
 
     @Option(help: "Scan this adapter (hci0) through BlueZ's HCI.")
     var hci: String?
@@ -98,7 +98,8 @@ struct PresenceScannerCommand: AsyncParsableCommand {
         let configuration = try scannerConfiguration()
         let service: any Service
         if let simulate {
-            service = try SimulatedScanner(configuration: configuration, scenario: try ScenarioFile.load(simulate), nodes: Set(nodes), logger: logger)
+            let source = try SimulatedReports(scenario: try ScenarioFile.load(simulate), nodes: Set(nodes), logger: logger)
+            service = ScannerNode(source: source, configuration: configuration, logger: logger)
         } else {
             guard nodes.count == 1, let node = nodes.first else {
                 throw ValidationError("--hci and --btsnoop publish as one node: give exactly one --node KEY")
@@ -111,15 +112,16 @@ struct PresenceScannerCommand: AsyncParsableCommand {
                 scan.interval = interval
                 scan.window = window
                 try scan.validate()
-                service = RadioScanner(node: node, configuration: configuration, scan: scan, options: options, logger: logger)
+                let source = AdapterReports(node: node, scanner: try HCIScanner(configuration: scan, logger: logger), options: options)
+                service = ScannerNode(source: source, configuration: configuration, logger: logger)
             } else if let btsnoop {
-                let pace = try pace()
+                let speed = try replaySpeed()
                 guard let data = FileManager.default.contents(atPath: btsnoop) else {
                     throw ValueError("--btsnoop '\(btsnoop)' cannot be read")
                 }
-                service = try CaptureReplayer(node: node, configuration: configuration, capture: Array(data),
-                                              source: URL(fileURLWithPath: btsnoop).lastPathComponent, pace: pace,
-                                              keepTime: keepTime, options: options, logger: logger)
+                let source = try CaptureReports(node: node, capture: Array(data), name: URL(fileURLWithPath: btsnoop).lastPathComponent,
+                                                speed: speed, keepTime: keepTime, options: options, logger: logger)
+                service = ScannerNode(source: source, configuration: configuration, logger: logger)
             } else {
                 throw ValidationError("choose one source: --hci ADAPTER, --btsnoop FILE or --simulate VENUE-FILE")
             }
@@ -189,12 +191,12 @@ struct PresenceScannerCommand: AsyncParsableCommand {
         return options
     }
 
-    private func pace() throws -> CaptureReplayer.Pace {
+    private func replaySpeed() throws -> CapturePacing.Speed {
         if speed == "max" { return .asFastAsPossible }
         guard let factor = Double(speed), factor > 0, factor.isFinite else {
             throw ValueError("--speed '\(speed)' is not valid: expected a factor above 0 (such as 1, 2, 10) or 'max'")
         }
-        return .speed(factor)
+        return .factor(factor)
     }
 }
 /// Reads a scenario file, with errors that name the file and what is wrong in it.

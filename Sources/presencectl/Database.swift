@@ -1,5 +1,6 @@
 import Logging
 import PresenceCLI
+import PresenceDatabaseCLI
 import PresencePostgres
 
 /// Opens the database for one command, runs `body` and closes it.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PresenceCLI
+import PresenceDatabaseCLI
 import PresenceCore
 import PresencePostgres
 

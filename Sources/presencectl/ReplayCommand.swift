@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import PresenceCLI
+import PresenceDatabaseCLI
 import PresenceCore
 import PresenceStore
 

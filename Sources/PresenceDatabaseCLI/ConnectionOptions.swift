@@ -1,0 +1,26 @@
+import ArgumentParser
+import PresenceCLI
+import PresenceCore
+import PresenceMQTT
+import PresencePostgres
+
+/// The broker, topic prefix and database flags together, for the commands that take all three
+/// (`presence-aggregator` and every `presencectl` subcommand).
+public struct ConnectionOptions: ParsableArguments {
+    @OptionGroup public var brokerOptions: BrokerOptions
+    @OptionGroup public var databaseOptions: DatabaseOptions
+
+    public init() {}
+
+    public func brokerURL() throws -> MQTTURL {
+        try brokerOptions.brokerURL()
+    }
+
+    public func topics() throws -> Topics {
+        try brokerOptions.topics()
+    }
+
+    public func databaseConfiguration() throws -> PostgresConfiguration {
+        try databaseOptions.databaseConfiguration()
+    }
+}
