@@ -1,12 +1,18 @@
 import Foundation
 import PresenceCore
 
-extension [AggregatorCore.Action] {
-    /// How many events the actions record.
-    var eventCount: Int {
-        reduce(0) { count, action in
-            guard case .record(.decided(let decided)) = action else { return count }
-            return count + decided.events.count
+/// The events a replay decided, counted and folded into one FNV-1a digest of their ids in order
+/// (an id names the kind, user, device, beacon and times), so that two builds can be compared.
+struct EventTally {
+    var count = 0
+    var digest: UInt64 = 0xCBF2_9CE4_8422_2325
+
+    mutating func add(_ actions: [AggregatorCore.Action]) {
+        for case .record(.decided(let decided)) in actions {
+            for event in decided.events {
+                count += 1
+                for byte in event.id.utf8 { digest = (digest ^ UInt64(byte)) &* 0x100_0000_01B3 }
+            }
         }
     }
 }
@@ -40,7 +46,7 @@ enum ReplayBenchmark {
             var core: AggregatorCore?
             var configuration = AggregatorCore.Configuration()
             configuration.catchUp = false
-            var events = 0
+            var events = EventTally()
             var last: Int64 = 0
             for line in lines {
                 line.withUnsafeBytes { raw in
@@ -49,14 +55,14 @@ enum ReplayBenchmark {
                         core = AggregatorCore(configuration: configuration, registry: registry, now: arrival.received)
                     }
                     last = arrival.received
-                    events += core?.receive(topic: arrival.topic, payload: raw, at: arrival.received).eventCount ?? 0
+                    events.add(core?.receive(topic: arrival.topic, payload: raw, at: arrival.received) ?? [])
                 }
             }
-            events += core?.tick(at: last + 60_000).eventCount ?? 0
+            events.add(core?.tick(at: last + 60_000) ?? [])
             let seconds = Double(monotonicNanoseconds() - started) / 1e9
             let rate = Double(core?.pipeline.counters.observations ?? 0) / seconds
             rates.append(rate)
-            print("run \(run): \(String(format: "%.2f", seconds)) s, \(events) events, \(format(rate)) observations/s")
+            print("run \(run): \(String(format: "%.2f", seconds)) s, \(events.count) events (digest \(String(events.digest, radix: 16))), \(format(rate)) observations/s")
         }
         let sorted = rates.sorted()
         print("median: \(format(sorted[sorted.count / 2])) observations/s on one core; peak memory \(peakMemoryMB()) MB")

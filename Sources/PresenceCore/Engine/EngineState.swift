@@ -22,7 +22,7 @@ public struct Presence: Sendable, Equatable {
     }
 }
 
-/// An observation waiting for the engine to reach its time (kept small for the heap: the
+/// An observation waiting for the engine to reach its time (kept small for sorting: the
 /// observation itself waits in a slot); ties keep arrival order.
 struct Pending: Comparable, Sendable {
     var time: Int64
@@ -78,16 +78,32 @@ struct LinkKey: Comparable, Sendable {
 /// One (device, node, beacon) stream: its smoothed RSSI and what the observations said with it.
 struct Link: Sendable {
     /// What the registry says of the stream, as the latest observation carried it.
-    var observed: ObservedLink
+    var observed: ObservedLink {
+        didSet {
+            beacon = observed.beacon
+            radius = observed.radius
+        }
+    }
     var smoother: RSSISmoother
     var tx: Double
     var txKnown: Bool
+    /// The beacon and radius of `observed`, kept here because every decision reads them for every
+    /// reading: a look at `observed` itself is a cache miss per reading.
+    private(set) var beacon: String
+    private(set) var radius: Double?
+
+    init(observed: ObservedLink, smoother: RSSISmoother, tx: Double, txKnown: Bool) {
+        self.observed = observed
+        self.smoother = smoother
+        self.tx = tx
+        self.txKnown = txKnown
+        beacon = observed.beacon
+        radius = observed.radius
+    }
 
     var device: String { observed.device }
     var node: String { observed.node }
-    var beacon: String { observed.beacon }
     var venue: String? { observed.venue }
-    var radius: Double? { observed.radius }
 
     var key: LinkKey { LinkKey(device: device, node: node, beacon: beacon) }
 
@@ -121,9 +137,6 @@ struct UserTrack: Sendable {
     var graceUntil: Int64?
     /// When the last session ended by timeout: a later enter is not dated before it.
     var lastExit: Int64?
-    /// When time alone could next change a decision; `advance` looks at the track only then (and
-    /// right after an observation, which sets it to the past).
-    var deadline = Int64.min
     /// The engine's `touches` when an observation was last applied to the track.
     var touched: UInt64 = 0
     /// The last sighting as `takeLastSeen` last took it.
@@ -135,7 +148,14 @@ struct UserTrack: Sendable {
 
     /// Nothing to remember: not present, no candidate, no reading.
     var isIdle: Bool {
-        presence == nil && candidate == nil && links.isEmpty
+        // Matched rather than compared with nil, which copies the whole session first.
+        guard links.isEmpty, case .none = presence, case .none = candidate else { return false }
+        return true
+    }
+
+    /// At a beacon (matched rather than compared with nil, which copies the session).
+    var isPresent: Bool {
+        if case .some = presence { true } else { false }
     }
 
     /// A slot no user holds.

@@ -198,7 +198,7 @@ extension PresenceEngine {
     func deadline(of track: UserTrack) -> Int64 {
         var earliest = timeoutDeadline(of: track)
         if let candidate = track.candidate {
-            earliest = min(earliest, candidate.since + (track.presence == nil ? configuration.enterDwell : configuration.switchDwell))
+            earliest = min(earliest, candidate.since + (!track.isPresent ? configuration.enterDwell : configuration.switchDwell))
         }
         var oldest = Int64.max
         for link in track.links {

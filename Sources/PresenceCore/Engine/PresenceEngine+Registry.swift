@@ -6,8 +6,7 @@ extension PresenceEngine {
         var track = takeTrack(index)
         track.presence = presence
         track.graceUntil = now + configuration.resumeGrace
-        track.deadline = deadline(of: track)
-        deadlines.set(index, track.deadline)
+        deadlines.set(index, deadline(of: track))
         putTrack(&track, index)
     }
 
@@ -42,7 +41,7 @@ extension PresenceEngine {
                 kept.append(entry)
             }
         }
-        pending = MinHeap(kept)
+        pending = PendingQueue(kept)
     }
 
     private mutating func forget(at time: Int64, link: (Link) -> Bool, presence: (Presence) -> Bool,

@@ -5,8 +5,8 @@ extension PresenceEngine {
     /// touched one only.
     public func positions(touchedAfter mark: UInt64) -> [(user: String, position: Position)] {
         var result: [(user: String, position: Position)] = []
-        for track in tracks where track.touched > mark && track.presence != nil && !track.isFree {
-            if let position = estimatedPosition(track, at: now, requireAll: false) { result.append((track.user, position)) }
+        for index in tracks.indices where tracks[index].touched > mark && tracks[index].isPresent && !tracks[index].isFree {
+            if let position = estimatedPosition(tracks[index], at: now, requireAll: false) { result.append((tracks[index].user, position)) }
         }
         return result
     }

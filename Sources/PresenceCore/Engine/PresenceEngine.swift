@@ -11,7 +11,9 @@ public struct PresenceEngine: Sendable {
     /// what changed since a moment can be found (`positions(touchedAfter:)`, `takeLastSeen`).
     public internal(set) var touches: UInt64 = 0
 
-    var pending = MinHeap<Pending>()
+    var pending = PendingQueue()
+    /// The observations one `advance` applies (kept to reuse its storage).
+    private var due: [Pending] = []
     var waiting = PendingObservations()
     var arrivals: UInt64 = 0
     /// Users being tracked, each in its slot for as long as it is tracked; a slot whose user
@@ -19,8 +21,13 @@ public struct PresenceEngine: Sendable {
     var tracks: [UserTrack] = []
     var trackIndex: [String: Int] = [:]
     var freeSlots: [Int] = []
-    /// When each track next needs a look.
+    /// When each track next needs a look because time passes.
     var deadlines = DeadlineQueue()
+    /// Slots of tracks that took an observation (or were reset) since the last `advance`: each is
+    /// looked at once at its end, before the tracks whose deadline came.
+    var lookQueue: [Int] = []
+    /// Whether each slot is in `lookQueue`.
+    var queuedForLook: [Bool] = []
     var nodes: [String: NodeHealth] = [:]
     /// How many nodes send heartbeats or are offline: only those can hold readings.
     var watchedNodes = 0
@@ -49,8 +56,8 @@ public struct PresenceEngine: Sendable {
     /// Processes everything up to `time` and returns the resulting events in order.
     public mutating func advance(to time: Int64) -> [PresenceEvent] {
         var events: [PresenceEvent] = []
-        while let next = pending.min, next.time <= max(time, now) {
-            pending.removeMin()
+        pending.takeDue(upTo: max(time, now), into: &due)
+        for next in due {
             guard var observation = waiting.take(next.slot) else { continue }
             if observation.time < now {
                 observation.time = now
@@ -63,12 +70,20 @@ public struct PresenceEngine: Sendable {
         if healthChanged {
             healthChanged = false
             for index in tracks.indices where !tracks[index].isFree { look(at: index, events: &events) }
+            for index in lookQueue { queuedForLook[index] = false }
+            lookQueue.removeAll(keepingCapacity: true)
         } else {
             var due: [Int] = []
             while let next = deadlines.min, next.deadline <= now {
                 deadlines.remove(next.slot)
-                due.append(next.slot)
+                if !queuedForLook[next.slot] { due.append(next.slot) }
             }
+            lookQueue.sort()
+            for index in lookQueue {
+                queuedForLook[index] = false
+                look(at: index, events: &events)
+            }
+            lookQueue.removeAll(keepingCapacity: true)
             for index in due { look(at: index, events: &events) }
         }
         return events
@@ -89,8 +104,7 @@ public struct PresenceEngine: Sendable {
             freeSlots.append(index)
             track = UserTrack(user: "")
         } else {
-            track.deadline = deadline(of: track)
-            deadlines.set(index, track.deadline)
+            deadlines.set(index, deadline(of: track))
         }
         putTrack(&track, index)
     }
@@ -99,8 +113,8 @@ public struct PresenceEngine: Sendable {
     /// observation, or the next moment time alone changes a decision (a dwell completing, a
     /// timeout, a reading going stale). Until then, advancing changes nothing but `now`.
     public var nextDecisionTime: Int64? {
-        if healthChanged { return now }
-        switch (pending.min?.time, deadlines.min?.deadline) {
+        if healthChanged || !lookQueue.isEmpty { return now }
+        switch (pending.earliest, deadlines.min?.deadline) {
         case (nil, nil): return nil
         case (let observation?, nil): return observation
         case (nil, let deadline?): return deadline
@@ -157,6 +171,7 @@ public struct PresenceEngine: Sendable {
         } else {
             index = tracks.count
             tracks.append(UserTrack(user: user))
+            queuedForLook.append(false)
         }
         trackIndex[user] = index
         return index
@@ -164,8 +179,8 @@ public struct PresenceEngine: Sendable {
 
     /// The track in `index` needs a look at the next `advance`.
     mutating func lookSoon(_ index: Int) {
-        guard tracks[index].deadline != .min || deadlines.deadline(of: index) != .min else { return }
-        tracks[index].deadline = .min
-        deadlines.set(index, .min)
+        guard !queuedForLook[index] else { return }
+        queuedForLook[index] = true
+        lookQueue.append(index)
     }
 }
