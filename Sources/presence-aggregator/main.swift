@@ -36,6 +36,9 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
     @Option(help: "How often counters are logged and published on {prefix}/v1/aggregator/stats (e.g. 10s).")
     var statsInterval = "10s"
 
+    @Option(help: "Republish a beacon's retained state at most once per this long: a change at once, later ones together (e.g. 1s, 0 for every change).")
+    var beaconStateInterval = "1s"
+
     @Option(help: "Where the journal and the dead letters live (default: $STATE_DIRECTORY or ~/.local/state/presence, then the client id).")
     var stateDir: String?
 
@@ -58,6 +61,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
         configuration.cleanSession = cleanSession
         configuration.core.notificationCooldown = try DurationText.milliseconds(notifyCooldown, what: "--notify-cooldown")
         configuration.core.statsInterval = try DurationText.milliseconds(statsInterval, what: "--stats-interval")
+        configuration.core.beaconStateInterval = try DurationText.milliseconds(beaconStateInterval, what: "--beacon-state-interval")
         if let stateDir { configuration.stateDirectory = stateDir }
         configuration.journalBytes = try ByteCountText.bytes(journalMax, what: "--journal-max")
         guard (1 ... 65_535).contains(publishWindow) else {

@@ -176,17 +176,32 @@ import Testing
         registry.nodes["node-b"]?.x = 7
         registry.nodes["node-b"]?.y = 0
         var core = Self.core(registry: registry)
-        var placed = 0
-        for i in 0 ..< 12 {
+        var entered: [UserState] = []
+        var placed: [UserState] = []
+        var placedStandingStill = 0
+        for i in 0 ..< 20 {
             let t = Self.start + Int64(i) * 500
-            _ = Self.receive(&core, Self.topics.sightings(node: "node-a"), PresencePipelineTests.batch("node-a", seq: Int64(i), at: t, rssi: -55), at: t)
-            _ = Self.receive(&core, Self.topics.sightings(node: "node-b"), PresencePipelineTests.batch("node-b", seq: Int64(i), at: t, rssi: -70), at: t + 1)
-            for case .record(.states(let changes)) in core.tick(at: t + 200) { placed += changes.users.filter { $0.position != nil }.count }
+            if i == 12 { placedStandingStill = placed.count }
+            // From 6 s on she steps towards b, still nearer a.
+            let atB = i < 12 ? -70 : -60
+            let actions = Self.receive(&core, Self.topics.sightings(node: "node-a"), PresencePipelineTests.batch("node-a", seq: Int64(i), at: t, rssi: -55), at: t)
+                + Self.receive(&core, Self.topics.sightings(node: "node-b"), PresencePipelineTests.batch("node-b", seq: Int64(i), at: t, rssi: atB), at: t + 1)
+                + core.tick(at: t + 200)
+            for case .record(let record) in actions {
+                if case .decided(let decided) = record { entered += decided.states.users }
+                if case .states(let changes) = record { placed += changes.users }
+            }
         }
-        #expect(placed >= 1)
+        // The enter's state says where alice stands, nearer a than b; standing still, she is not
+        // placed again; stepping towards b, she is.
+        #expect(entered.count == 1 && entered.first?.beacon == "a")
+        #expect((entered.first?.position?.x ?? 7) < 3.5)
+        #expect(placedStandingStill == 0)
+        #expect(placed.count >= 1 && placed.allSatisfy { ($0.position?.x ?? 0) > (entered.first?.position?.x ?? 7) })
+        #expect(Self.events(core.tick(at: Self.start + 10_100)).isEmpty)
         // Nobody heard since: nothing more to place.
         var later = 0
-        for case .record(.states(let changes)) in core.tick(at: Self.start + 9_000) + core.tick(at: Self.start + 10_500) { later += changes.users.count }
+        for case .record(.states(let changes)) in core.tick(at: Self.start + 11_000) + core.tick(at: Self.start + 12_500) { later += changes.users.count }
         #expect(later == 0)
     }
 
@@ -198,5 +213,59 @@ import Testing
         #expect(limiter.admit("a", at: 900) == nil)
         #expect(limiter.admit("a", at: 1_000) == 2)
         #expect(limiter.admit("a", at: .min) == nil)
+    }
+}
+
+@Suite struct AggregatorCoreCrowdTests {
+    /// 200 people arrive at booth a over four seconds, each heard by node-a.
+    static let people = 200
+    static let registry: Registry = {
+        var registry = PresencePipelineTests.registry
+        for person in 0 ..< people {
+            registry.users["p\(person)"] = .init(key: "p\(person)")
+            let identity = "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:2:\(person)"
+            registry.devices[identity] = .init(identity: identity, user: "p\(person)")
+        }
+        return registry
+    }()
+
+    @Test func aCrowdRepublishesABeaconsStateOncePerIntervalAndItsLastStateListsEveryone() {
+        let start = AggregatorCoreTests.start
+        var core = AggregatorCoreTests.core(registry: Self.registry)
+        var beaconStates: [(at: Int64, state: BeaconState)] = []
+        var enters = 0
+        func note(_ actions: [AggregatorCore.Action], at time: Int64) {
+            for case .record(let record) in actions {
+                switch record {
+                case .decided(let decided):
+                    enters += decided.events.filter { $0.kind == .enter }.count
+                    beaconStates += decided.states.beacons.map { (time, $0) }
+                case .states(let changes):
+                    beaconStates += changes.beacons.map { (time, $0) }
+                case .progress:
+                    break
+                }
+            }
+        }
+        var seq: Int64 = 0
+        for t in stride(from: start, to: start + 8_000, by: 100) {
+            seq += 1
+            let arrived = min(Self.people, Int((t - start) / 20) + 1)
+            let sightings = (0 ..< arrived).map {
+                Sighting(ts: t, id: "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:2:\($0)", rssi: -60, tx: -59)
+            }
+            let payload = SightingBatch(node: "node-a", seq: seq, sent: t, sightings: sightings).encoded()
+            note(AggregatorCoreTests.receive(&core, AggregatorCoreTests.topics.sightings(node: "node-a"), payload, at: t + 30), at: t + 30)
+            note(core.tick(at: t + 50), at: t + 50)
+        }
+        note(core.finish(at: start + 8_100), at: start + 8_100)
+        #expect(enters == Self.people)
+        let atA = beaconStates.filter { $0.state.beacon == "a" }
+        #expect(atA.count >= 4 && atA.count <= 10, "about one state a second while people keep arriving, not one per tick: \(atA.count)")
+        for (earlier, later) in zip(atA, atA.dropFirst()) {
+            #expect(later.at - earlier.at >= 1_000)
+        }
+        #expect(atA.last?.state.users.count == Self.people)
+        #expect(atA.first?.state.users.isEmpty == false, "the first change goes out at once")
     }
 }

@@ -26,6 +26,9 @@ public struct AggregatorCore: Sendable {
         public var notificationCooldown: Int64 = 3_600_000
         /// Log lines about external input, at most one per reason per this long, ms.
         public var logInterval: Int64 = 10_000
+        /// A beacon's retained state is republished at most once per this long, ms: the first
+        /// change at once, the rest together when it has passed (`BeaconStateThrottle`).
+        public var beaconStateInterval: Int64 = 1_000
 
         public init() {}
     }
@@ -35,6 +38,7 @@ public struct AggregatorCore: Sendable {
     public private(set) var board = PresenceBoard()
     private var notifications: NotificationPolicy
     private var limiter: RateLimiter
+    private var beaconStates: BeaconStateThrottle
     public private(set) var catchingUp: Bool
     private let startedAt: Int64
     private var lastMessageAt: Int64
@@ -55,6 +59,7 @@ public struct AggregatorCore: Sendable {
         pipeline = PresencePipeline(configuration: configuration.pipeline, registry: registry, start: start)
         notifications = NotificationPolicy(cooldown: configuration.notificationCooldown, sent: recentNotifications)
         limiter = RateLimiter(interval: configuration.logInterval)
+        beaconStates = BeaconStateThrottle(interval: configuration.beaconStateInterval)
         catchingUp = configuration.catchUp
         startedAt = now
         lastMessageAt = now
@@ -133,6 +138,7 @@ public struct AggregatorCore: Sendable {
             ])))
         }
         decided(pipeline.advanceClock(to: now), at: now, into: &actions)
+        publishWaitingBeacons(at: now, into: &actions)
         if TimeBounds.difference(now, progressAt) >= configuration.progressInterval {
             progressAt = now
             saveProgress(resolution: configuration.lastSeenResolution, into: &actions)
@@ -160,7 +166,10 @@ public struct AggregatorCore: Sendable {
             registry.users[key] == nil || (registry.users[key]?.isIncognito(at: now) ?? false) && !(old.users[key]?.isIncognito(at: now) ?? false)
         }.sorted()
         changes.deletedBeacons = old.beacons.keys.filter { registry.beacons[$0] == nil }.sorted()
-        for beacon in changes.deletedBeacons { board.forget(beacon: beacon) }
+        for beacon in changes.deletedBeacons {
+            board.forget(beacon: beacon)
+            beaconStates.forget(beacon)
+        }
         if !changes.isEmpty { actions.append(.record(.states(changes))) }
         actions.append(.log(LogLine(.info, "registry reloaded", [
             "beacons": "\(registry.beacons.count)", "nodes": "\(registry.nodes.count)", "users": "\(registry.users.count)",
@@ -176,6 +185,7 @@ public struct AggregatorCore: Sendable {
         var actions: [Action] = []
         let drained = TimeBounds.sum(max(TimeBounds.clamped(now), pipeline.clock), configuration.pipeline.lateness)
         decided(pipeline.advanceClock(to: drained), at: now, into: &actions)
+        publishWaitingBeacons(at: now, flush: true, into: &actions)
         saveProgress(resolution: 0, into: &actions)
         actions.append(.statistics(statistics(at: now)))
         return actions
@@ -191,7 +201,23 @@ public struct AggregatorCore: Sendable {
     private mutating func decided(_ events: [PresenceEvent], at time: Int64, into actions: inout [Action]) {
         guard !events.isEmpty else { return }
         let messages = notifications.notifications(for: events, registry: pipeline.registry)
-        actions.append(.record(.decided(.init(events: events, notifications: messages, states: board.apply(events), decidedAt: time))))
+        var (states, beacons) = board.record(events)
+        // Where an entering user stands goes out with the enter, not in a second state a second later.
+        for index in states.users.indices where states.users[index].beacon != nil {
+            let user = states.users[index].user
+            if let position = pipeline.engine.position(of: user), let placed = board.place(user, at: position) { states.users[index] = placed }
+        }
+        states.beacons = beaconStates.changed(beacons, at: time).map(board.state(of:))
+        actions.append(.record(.decided(.init(events: events, notifications: messages, states: states, decidedAt: time))))
+    }
+
+    /// Publishes the states of beacons that changed while their state was held back, once due.
+    private mutating func publishWaitingBeacons(at now: Int64, flush: Bool = false, into actions: inout [Action]) {
+        let due = beaconStates.due(at: now, flush: flush)
+        guard !due.isEmpty else { return }
+        var changes = PresenceBoard.Changes()
+        changes.beacons = due.map(board.state(of:))
+        actions.append(.record(.states(changes)))
     }
 
     private mutating func saveProgress(resolution: Int64, into actions: inout [Action]) {

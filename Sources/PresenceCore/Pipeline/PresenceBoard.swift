@@ -34,6 +34,19 @@ public struct PresenceBoard: Sendable {
 
     /// Applies events in order and returns the final state of everything they touched.
     public mutating func apply(_ events: [PresenceEvent]) -> Changes {
+        var (changes, beacons) = record(events)
+        changes.beacons = beacons.map(state(of:))
+        return changes
+    }
+
+    /// Who is at `beacon` now.
+    public func state(of beacon: String) -> BeaconState {
+        BeaconState(beacon: beacon, users: occupants[beacon, default: []].sorted())
+    }
+
+    /// Applies events in order: the final states of the users they touched, and the beacons they
+    /// touched (sorted), whose states the caller makes when it publishes them (`state(of:)`).
+    public mutating func record(_ events: [PresenceEvent]) -> (changes: Changes, beacons: [String]) {
         var touchedUsers: [String] = []
         var touchedBeacons: Set<String> = []
         var cleared: Set<String> = []
@@ -60,8 +73,7 @@ public struct PresenceBoard: Sendable {
         for user in touchedUsers where seen.insert(user).inserted {
             if let state = places[user] { changes.users.append(state) } else if cleared.contains(user) { changes.clearedUsers.append(user) }
         }
-        changes.beacons = touchedBeacons.sorted().map { BeaconState(beacon: $0, users: occupants[$0, default: []].sorted()) }
-        return changes
+        return (changes, touchedBeacons.sorted())
     }
 
     /// Records where a present user is estimated to be; returns their state to publish again when
