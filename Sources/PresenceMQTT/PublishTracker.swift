@@ -27,6 +27,11 @@ struct PublishTracker<AckWaiter, SlotWaiter> {
     }
 
     let limit: Int
+    /// Once a publisher has filled the window, queued publishers get a slot again only when it has
+    /// drained to this (half the limit): a publisher that keeps it full is woken once per half a
+    /// window instead of once per acknowledgement, each wake-up a hop between threads.
+    let refillAt: Int
+    private var refilling = false
     private(set) var inFlight = 0
     private(set) var peakInFlight = 0
     /// Counts connections; QoS 0 entries of an older epoch are stale.
@@ -38,13 +43,15 @@ struct PublishTracker<AckWaiter, SlotWaiter> {
 
     init(limit: Int) {
         self.limit = limit
+        refillAt = limit / 2
     }
 
-    /// Takes a window slot if one is free.
+    /// Takes a window slot if one is free (and the window is not waiting to drain after filling).
     mutating func tryAcquire() -> Bool {
-        guard inFlight < limit else { return false }
+        guard !refilling, inFlight < limit else { return false }
         inFlight += 1
         peakInFlight = max(peakInFlight, inFlight)
+        if inFlight == limit { refilling = true }
         return true
     }
 
@@ -61,8 +68,16 @@ struct PublishTracker<AckWaiter, SlotWaiter> {
         return waiter
     }
 
-    /// Frees a slot, or hands it straight to the oldest queued caller (returned, to be resumed).
+    /// Frees a slot, or hands it straight to the oldest queued caller (returned, to be resumed);
+    /// after the window filled, only once it has drained to `refillAt`.
     mutating func releaseSlot() -> SlotWaiter? {
+        if refilling {
+            if inFlight > refillAt + 1 {
+                inFlight -= 1
+                return nil
+            }
+            refilling = false
+        }
         while slotHead < slotWaiters.count {
             let next = slotWaiters[slotHead]
             slotHead += 1
@@ -134,6 +149,7 @@ struct PublishTracker<AckWaiter, SlotWaiter> {
         slotWaiters = []
         slotHead = 0
         inFlight = 0
+        refilling = false
         return (acks, slots)
     }
 }

@@ -97,6 +97,34 @@ import Testing
         #expect(tracker.peakInFlight == 2)
     }
 
+    @Test func aFullWindowIsRefilledOnlyOnceHalfOfItIsFree() {
+        var tracker = Tracker(limit: 6)
+        #expect(acquire(&tracker, 6))
+        tracker.enqueue(id: 1, "publisher")
+        for mid in Int32(0) ..< 6 { _ = tracker.register(mid: mid, "m\(mid)") }
+        // Acknowledgements free slots without waking the publisher until three are in flight...
+        let first = tracker.completed(mid: 0, reason: 0)
+        let second = tracker.completed(mid: 1, reason: 0)
+        let jumped = tracker.tryAcquire()
+        #expect(first.handoff == nil && second.handoff == nil)
+        #expect(!jumped, "nobody jumps in while the window drains")
+        #expect(tracker.inFlight == 4)
+        // ... then the next one goes to the publisher, which fills the window again at once.
+        let third = tracker.completed(mid: 2, reason: 0)
+        #expect(third.handoff == "publisher")
+        #expect(tracker.inFlight == 4)
+        #expect(acquire(&tracker, 2))
+        let past = tracker.tryAcquire()
+        #expect(!past)
+        #expect(tracker.inFlight == 6 && tracker.peakInFlight == 6)
+        // Below the limit, a slot is free at once.
+        var light = Tracker(limit: 6)
+        #expect(acquire(&light, 5))
+        let released = light.releaseSlot()
+        let again = light.tryAcquire()
+        #expect(released == nil && again && light.inFlight == 5)
+    }
+
     @Test func aCancelledPublisherKeepsItsSlotUntilTheAcknowledgement() {
         var tracker = Tracker(limit: 1)
         #expect(acquire(&tracker, 1))
