@@ -13,20 +13,24 @@ public struct PostgresArray: PostgresEncodable {
     }
 
     public var postgresText: String {
-        var text = "{"
+        // Built as UTF-8 bytes: `"` and `\` never occur inside a multi-byte sequence, so escaping
+        // them byte by byte is exact, and far cheaper than appending scalar by scalar.
+        var text: [UInt8] = [UInt8(ascii: "{")]
+        text.reserveCapacity(elements.reduce(2) { $0 + ($1?.utf8.count ?? 4) + 3 })
         for (index, element) in elements.enumerated() {
-            if index > 0 { text += "," }
+            if index > 0 { text.append(UInt8(ascii: ",")) }
             guard let element else {
-                text += "NULL"
+                text += "NULL".utf8
                 continue
             }
-            text += "\""
-            for character in element.unicodeScalars {
-                if character == "\"" || character == "\\" { text += "\\" }
-                text.unicodeScalars.append(character)
+            text.append(UInt8(ascii: "\""))
+            for byte in element.utf8 {
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { text.append(UInt8(ascii: "\\")) }
+                text.append(byte)
             }
-            text += "\""
+            text.append(UInt8(ascii: "\""))
         }
-        return text + "}"
+        text.append(UInt8(ascii: "}"))
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -1,14 +1,6 @@
 import PresenceCore
 import PresencePostgres
 
-/// An event recorded in the outbox and not yet acknowledged by the broker.
-public struct UnpublishedEvent: Sendable, Equatable {
-    public var id: String
-    public var user: String
-    public var beacon: String
-    public var payload: [UInt8]
-}
-
 extension PostgresConnection {
     /// How far the aggregator `clientID` had decided when it last saved, if it ever did.
     public func savedClock(clientID: String) throws -> Int64? {
@@ -37,16 +29,6 @@ extension PostgresConnection {
             guard let kind = row.string(2).flatMap(PresenceNotification.Kind.init(rawValue:)) else { return nil }
             return PresenceNotification(user: row.string(0) ?? "", beacon: row.string(1) ?? "", kind: kind, message: row.string(3) ?? "",
                                         at: Int64(try row.int(4) ?? 0))
-        }
-    }
-
-    /// Events recorded but not acknowledged by the broker, oldest first.
-    public func unpublishedEvents(limit: Int = 10_000) throws -> [UnpublishedEvent] {
-        try query("""
-            SELECT id::text, user_key, beacon_key, payload FROM presence.events
-            WHERE published_at IS NULL ORDER BY seq LIMIT $1
-            """, [limit]).rows.map { row in
-            UnpublishedEvent(id: row.string(0) ?? "", user: row.string(1) ?? "", beacon: row.string(2) ?? "", payload: Array((row.string(3) ?? "").utf8))
         }
     }
 }
