@@ -3,7 +3,7 @@
 # on loopback, a release build of presence-aggregator, and presence-bench's load generator and
 # subscriber. Prints one row per scenario (see the README's "Aggregator end to end").
 #
-#   scripts/aggregator-bench.sh [--quick] [--only TEXT]...
+#   scripts/aggregator-bench.sh [--quick] [--only TEXT]... [--pass FLAG]...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh

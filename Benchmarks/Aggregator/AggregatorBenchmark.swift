@@ -14,12 +14,15 @@ enum AggregatorBenchmark {
         var brokerPID: Int32?
         var quick = false
         var only: [String] = []
+        /// Flags passed on to every aggregator run (`--pass`), to compare settings.
+        var passed: [String] = []
     }
 
     static let usage = """
-        usage: presence-bench aggregator [--quick] [--only TEXT]... [--aggregator PATH] [--broker-pid PID]
+        usage: presence-bench aggregator [--quick] [--only TEXT]... [--aggregator PATH] [--broker-pid PID] [--pass FLAG]...
           Needs PRESENCE_BROKER_URL and PRESENCE_DATABASE_URL (a server where it may create databases);
-          scripts/aggregator-bench.sh sets them up. --aggregator defaults to presence-aggregator beside this program.
+          scripts/aggregator-bench.sh sets them up. --aggregator defaults to presence-aggregator beside this program;
+          --pass hands a flag to it (--pass --publish-window=100).
         """
 
     static func main(_ arguments: [String]) async {
@@ -67,16 +70,17 @@ enum AggregatorBenchmark {
             switch argument {
             case "--help", "-h": return nil
             case "--quick": options.quick = true
-            case "--only", "--aggregator", "--broker-pid":
+            case "--only", "--aggregator", "--broker-pid", "--pass":
                 guard let value = rest.popFirst() else { throw ValueError("\(argument) needs a value") }
                 if argument == "--only" { options.only.append(value) }
                 if argument == "--aggregator" { options.aggregatorPath = value }
+                if argument == "--pass" { options.passed.append(value) }
                 if argument == "--broker-pid" {
                     guard let pid = Int32(value) else { throw ValueError("--broker-pid '\(value)' is not valid: expected a process id") }
                     options.brokerPID = pid
                 }
             default:
-                throw ValueError("argument '\(argument)' is not known: expected --quick, --only TEXT, --aggregator PATH or --broker-pid PID")
+                throw ValueError("argument '\(argument)' is not known: expected --quick, --only TEXT, --aggregator PATH, --broker-pid PID or --pass FLAG")
             }
         }
         return options

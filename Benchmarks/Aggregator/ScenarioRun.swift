@@ -102,7 +102,7 @@ struct ScenarioRun {
     private func startAggregator(databaseURL: String, topics: Topics) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: options.aggregatorPath)
-        process.arguments = ["--stats-interval", "1s", "--log-level", "warning", "--clean-session"]
+        process.arguments = ["--stats-interval", "1s", "--log-level", "warning", "--clean-session"] + options.passed
         var environment = ProcessInfo.processInfo.environment
         environment["PRESENCE_DATABASE_URL"] = databaseURL
         environment["PRESENCE_BROKER_URL"] = options.brokerURL
