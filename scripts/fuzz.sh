@@ -6,7 +6,8 @@
 #
 #   scripts/fuzz.sh [SECONDS] [RUNS]
 #
-# JOBS=N runs N fuzzers side by side on the same corpus (each its own RUNS; logs in fuzz-K.log).
+# JOBS=N runs N fuzzers side by side on the same corpus (each its own RUNS; logs in
+# .build-fuzz*/fuzz-K.log).
 # SANITIZE=fuzzer leaves AddressSanitizer out (in .build-fuzz-plain): Swift still traps on overflow
 # and bad indexes, and inputs run about five times as fast, for long runs.
 #
@@ -64,5 +65,7 @@ seq += bytes([0x10]) + (2**63 - 1).to_bytes(8, "big") + bytes([0, 0])
 PY
 cp Tests/Fixtures/scan.btsnoop "$scratch/seeds/scan.btsnoop"
 
-"$scratch/release/presence-fuzz" "${parallel[@]}" -max_total_time="$seconds" -runs="$runs" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
-  -artifact_prefix="$scratch/artifacts/" "$scratch/corpus" "$scratch/seeds"
+# From the scratch folder, where side-by-side jobs write their fuzz-K.log.
+cd "$scratch"
+./release/presence-fuzz "${parallel[@]}" -max_total_time="$seconds" -runs="$runs" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+  -artifact_prefix=artifacts/ corpus seeds
