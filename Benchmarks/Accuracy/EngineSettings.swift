@@ -5,7 +5,7 @@ import PresenceCore
 enum EngineSettings {
     static let keys = [
         "absence-timeout", "stale-after", "switch-margin", "switch-dwell", "enter-dwell", "enter-sightings",
-        "path-loss-exponent", "smoothing", "smoothing-time", "process-noise", "measurement-noise", "outlier-clamp", "lateness", "tick", "choose",
+        "path-loss-exponent", "smoothing", "smoothing-time", "process-noise", "measurement-noise", "outlier-clamp", "node-down-hold", "lateness", "tick", "choose",
     ]
 
     /// The default pipeline configuration with `overrides` applied, checked by the engine's own rules.
@@ -37,6 +37,7 @@ enum EngineSettings {
                     throw ValueError("\(what) '\(value)' is not valid: expected signal or position")
                 }
                 configuration.engine.choice = choice
+            case "node-down-hold": configuration.engine.nodeDownHold = try DurationText.milliseconds(value, what: what)
             case "lateness": configuration.lateness = try DurationText.milliseconds(value, what: what)
             case "tick":
                 configuration.tickInterval = try DurationText.milliseconds(value, what: what)

@@ -37,6 +37,12 @@ public struct EngineOptions: ParsableArguments {
     @Option(help: "How long to wait for late sightings before deciding (the watermark's lag).")
     public var lateness = "1s"
 
+    @Option(help: "How long a node that went offline or silent keeps defending its sessions.")
+    public var nodeDownHold = "2m"
+
+    @Option(help: "A node whose clock is off by more than this has its timestamps corrected.")
+    public var clockSkew = "2s"
+
     public init() {}
 
     /// The pipeline configuration these flags describe; a bad value names the flag.
@@ -59,9 +65,11 @@ public struct EngineOptions: ParsableArguments {
         }
         engine.smoothing.method = method
         engine.smoothing.timeConstant = try DurationText.milliseconds(smoothingTime, what: "--smoothing-time")
+        engine.nodeDownHold = try DurationText.milliseconds(nodeDownHold, what: "--node-down-hold")
         try engine.validate()
         configuration.engine = engine
         configuration.lateness = try DurationText.milliseconds(lateness, what: "--lateness")
+        configuration.skewThreshold = try DurationText.milliseconds(clockSkew, what: "--clock-skew")
         return configuration
     }
 }

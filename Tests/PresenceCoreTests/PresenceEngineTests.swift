@@ -43,6 +43,27 @@ private struct Drive {
         #expect(d.summary == ["enter a @1000", "exit a timeout @4000"], "the new radius applies: later sightings do not qualify")
     }
 
+    @Test func anExitIsNeverDatedBeforeItsEnter() {
+        var d = Drive {
+            $0.smoothing.method = .exponential
+            $0.smoothing.timeConstant = 0
+        }
+        for t in stride(from: Int64(0), through: 10_000, by: 1_000) {
+            d.hear("a", rssi: -60, at: t)
+        }
+        d.hear("b", rssi: -61, at: 10_500)
+        // a fades at 11 s, so b (last heard at 10.5 s) is nearer from 11 s on: the move is dated 11 s.
+        d.hear("a", rssi: -75, at: 11_000)
+        for t in stride(from: Int64(11_100), through: 60_000, by: 100) {
+            d.tick(to: t)
+        }
+        #expect(d.summary == ["enter a @0", "exit a moved @11000", "enter b @11000", "exit b timeout @11000"],
+                "the timeout exit is dated to b's last sighting (10.5 s) but not before b's enter")
+        for (enter, exit) in zip(d.events.filter { $0.kind == .enter }, d.events.filter { $0.kind == .exit }) {
+            #expect(exit.at >= enter.at)
+        }
+    }
+
     @Test func entersWithinTheEnterDwellOfSteadyReception() {
         var d = Drive()
         for t in stride(from: Int64(10_000), through: 13_000, by: 1_000) {

@@ -181,8 +181,11 @@ extension PresenceEngine {
 
     func expireIfDue(_ track: inout UserTrack, at time: Int64, events: inout [PresenceEvent]) {
         guard time >= timeoutDeadline(of: track), let presence = track.presence else { return }
-        events.append(exitEvent(presence, at: presence.lastSeen, reason: .timeout))
-        track.lastExit = presence.lastSeen
+        // Dated to the last sighting, but never before the enter: a move is dated to when its
+        // beacon became the nearer one, which can follow that beacon's last reading.
+        let at = max(presence.lastSeen, presence.entered)
+        events.append(exitEvent(presence, at: at, reason: .timeout))
+        track.lastExit = at
         track.presence = nil
         track.candidate = nil
         track.graceUntil = nil
