@@ -2,7 +2,7 @@ import PresenceCore
 
 /// Our engine, driven as `PresencePipeline` drives it when every sighting arrives the moment it is
 /// heard: the engine decides at every multiple of the tick interval (100 ms) on the observations
-/// older than the watermark (tick minus lateness, 1 s). An event's `at` dates the published
+/// older than the watermark (tick minus lateness, 1 s). An event's `at` dates the history
 /// timeline; the tick that emitted it dates the live one.
 struct EngineMethod: PresenceMethod {
     let name = "engine"
@@ -23,7 +23,7 @@ struct EngineMethod: PresenceMethod {
             }
             for event in engine.advance(to: time - configuration.lateness) {
                 let beacon: String? = event.kind == .enter ? event.beacon : nil
-                output.record(user: event.user, beacon: beacon, published: event.at, live: time)
+                output.record(user: event.user, beacon: beacon, history: event.at, live: time)
             }
             time += tick
         }

@@ -8,11 +8,13 @@ protocol PresenceMethod: Sendable {
 
 /// What a method decided for each user over one run, as two timelines of the same changes.
 struct MethodOutput: Sendable {
-    /// Sessions as the method reports them: the engine's event `at` times, so a timeout exit is
-    /// dated back to the last sighting. For baselines, the moment they decide.
-    var published: [String: StepTimeline<String?>] = [:]
-    /// The same changes at the moment a subscriber learns of them: the engine emits at its tick,
-    /// one watermark (lateness) after `at`, and a timeout exit only when the timeout runs out.
+    /// History: sessions as the sessions table will hold them. Every method's changes are dated
+    /// by the engine's rule: an enter or a move to when its beacon began to lead, an exit for
+    /// silence to the last sighting (the engine's event `at`; baselines through `BaselineMethod`).
+    var history: [String: StepTimeline<String?>] = [:]
+    /// Live: the same changes at the moment a subscriber learns of them: the engine emits at its
+    /// tick, one watermark (lateness) after `at`, and a timeout exit only when the timeout runs
+    /// out; a baseline at the tick it decides.
     var live: [String: StepTimeline<String?>] = [:]
     /// The method ran up to here: a stay still open then never ended.
     var horizon: Int64
@@ -21,9 +23,9 @@ struct MethodOutput: Sendable {
         self.horizon = horizon
     }
 
-    /// `user` is at `beacon` (nil: nowhere), effective at `published`, known at `live`.
-    mutating func record(user: String, beacon: String?, published publishedTime: Int64, live liveTime: Int64) {
-        published[user, default: StepTimeline(initial: nil)].set(beacon, at: publishedTime)
+    /// `user` is at `beacon` (nil: nowhere), dated `history`, known at `live`.
+    mutating func record(user: String, beacon: String?, history historyTime: Int64, live liveTime: Int64) {
+        history[user, default: StepTimeline(initial: nil)].set(beacon, at: historyTime)
         live[user, default: StepTimeline(initial: nil)].set(beacon, at: liveTime)
     }
 }
@@ -38,7 +40,7 @@ struct TruthReplay: PresenceMethod {
         for (user, truth) in run.truth {
             var timeline = StepTimeline<String?>(initial: truth.initial.beacon)
             for change in truth.changes { timeline.set(change.value.beacon, at: change.time) }
-            output.published[user] = timeline
+            output.history[user] = timeline
             output.live[user] = timeline
         }
         return output

@@ -27,7 +27,8 @@ struct HappyBubblesBaseline: TickedBaseline {
     }
 
     private var votes: [Vote] = []
-    private var lastSeen: Int64?
+    private(set) var lastHeard: Int64?
+    private(set) var leader: String?
     private var previous: String?
     private var count = 0
     private var confirmed: String?
@@ -35,16 +36,20 @@ struct HappyBubblesBaseline: TickedBaseline {
     mutating func observe(_ observation: Observation) {
         votes.append(Vote(beacon: observation.beacon, rssi: observation.rssi))
         if votes.count > Self.sightings { votes.removeFirst(votes.count - Self.sightings) }
-        lastSeen = observation.time
+        lastHeard = observation.time
     }
 
     mutating func decide(at time: Int64) -> String? {
-        guard let lastSeen, time - lastSeen <= Self.lastSeenThreshold else { return nil }
+        guard let lastHeard, time - lastHeard <= Self.lastSeenThreshold else {
+            leader = nil
+            return nil
+        }
         var scores: [String: Double] = [:]
         for vote in votes {
             scores[vote.beacon, default: 0] += 1.5 + 0.75 * (1 - vote.rssi / -100)
         }
-        guard let winner = scores.strongest()?.beacon else { return confirmed }
+        leader = scores.strongest()?.beacon
+        guard let winner = leader else { return confirmed }
         count = winner == previous ? count + 1 : 0
         if count == Self.confidence, winner != confirmed {
             confirmed = winner

@@ -20,14 +20,18 @@ struct MeanMarginBaseline: TickedBaseline {
     private var window = LinkWindow(span: Self.window)
     private var current: String?
     private var challenger: Challenger?
+    private(set) var leader: String?
+    private(set) var lastHeard: Int64?
 
     mutating func observe(_ observation: Observation) {
         window.add(observation)
+        lastHeard = observation.time
     }
 
     mutating func decide(at time: Int64) -> String? {
         window.slide(to: time)
         let means = window.beaconMeans()
+        leader = means.strongest()?.beacon
         guard !means.isEmpty else {
             current = nil
             challenger = nil

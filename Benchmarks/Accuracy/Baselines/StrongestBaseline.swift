@@ -8,13 +8,17 @@ struct StrongestBaseline: TickedBaseline {
     static let window: Int64 = 2_000
 
     private var window = LinkWindow(span: Self.window)
+    private(set) var leader: String?
+    private(set) var lastHeard: Int64?
 
     mutating func observe(_ observation: Observation) {
         window.add(observation)
+        lastHeard = observation.time
     }
 
     mutating func decide(at time: Int64) -> String? {
         window.slide(to: time)
-        return window.beaconMeans().strongest()?.beacon
+        leader = window.beaconMeans().strongest()?.beacon
+        return leader
     }
 }

@@ -2,9 +2,9 @@
 enum Legend {
     static let lines = [
         "Every method consumes the same observations (time, device, node, beacon, rssi, tx), matched from sightings by the registry as the aggregator does.",
-        "acc %: time the method names the true beacon / time the truth names a beacon (simulator: dwell time only), measured on the published timeline to the ms.",
-        "false %: time the method names any beacon / time the truth says nowhere (walking, away); – where the truth is never nowhere.",
-        "published timeline: sessions as reported (engine: event `at`; a timeout exit is dated to the last sighting). live timeline: when a subscriber learns of a change (engine: its tick, 1 s watermark after `at`; a timeout exit only when the timeout runs out).",
+        "acc % hist/live: time the method names the true beacon / time the truth names a beacon (simulator: dwell time only), to the ms, on the history and on the live timeline.",
+        "false % hist/live: time the method names any beacon / time the truth says nowhere (walking, away); – where the truth is never nowhere.",
+        "history: sessions as the sessions table holds them, every method dated by the engine's rule: an enter or move to when its beacon began to lead (engine: event `at`; baselines: when the rule's own figure first put that beacon first, before margin, hold or votes), an exit for silence to the last sighting. live: when a subscriber learns of a change (engine: its tick, 1 s watermark after `at`, a timeout exit only when the timeout runs out; baselines: the tick they decide).",
         "trans made/true: enters on the live timeline (from nowhere or a move) / the truth's enters; ×true = their ratio.",
         "flaps/dev·h: returns to a beacon within \(Scorer.flapWindow / 1000) s of leaving it for another (A→B→A; A→nowhere→A is one stay) per device-hour.",
         "enter p50/p90: per true stay at B, from its start to the first live moment at B (an enter up to \(Scorer.earlyEnter / 1000) s early counts, negative); nearest-rank percentiles.",

@@ -10,7 +10,7 @@ struct ResultRow: Sendable {
 /// The report's table, as aligned plain text or as Markdown; the scenario is named on its first
 /// row only.
 struct ResultTable {
-    static let headers = ["scenario", "method", "acc %", "false %", "trans made/true", "×true", "flaps/dev·h",
+    static let headers = ["scenario", "method", "acc % hist/live", "false % hist/live", "trans made/true", "×true", "flaps/dev·h",
                           "enter p50/p90 s", "exit p50/p90 s", "stays", "missed in/out", "spurious (walking)", "dev·h"]
 
     var rows: [ResultRow]
@@ -23,8 +23,8 @@ struct ResultTable {
             return [
                 row.scenario == previous ? "" : row.scenario,
                 row.method,
-                Self.format(tally.accuracy.map { $0 * 100 }, decimals: 1),
-                Self.format(tally.falsePresence.map { $0 * 100 }, decimals: 1),
+                Self.pair(tally.accuracy.map { $0 * 100 }, tally.liveAccuracy.map { $0 * 100 }),
+                Self.pair(tally.falsePresence.map { $0 * 100 }, tally.liveFalsePresence.map { $0 * 100 }),
                 "\(tally.transitions)/\(tally.trueTransitions)",
                 Self.format(tally.trueTransitions > 0 ? Double(tally.transitions) / Double(tally.trueTransitions) : nil, decimals: 1),
                 Self.format(tally.flapsPerDeviceHour, decimals: 1),

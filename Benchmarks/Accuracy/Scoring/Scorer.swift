@@ -1,6 +1,7 @@
 /// Scores one user's decisions in one run against the truth, over the run's span `start ..< end`.
-/// Time shares use the published timeline (sessions as stored); transitions, flaps, latencies,
-/// missed and spurious enters use the live one (when a subscriber learns of each change).
+/// Time shares are measured on both timelines (history: sessions as stored; live: when a
+/// subscriber learns of each change); transitions, flaps, latencies, missed and spurious enters
+/// on the live one.
 enum Scorer {
     /// An enter at most this long before a true stay starts counts as that stay's enter (with a
     /// negative latency): someone walking up to a booth may be placed there a little early.
@@ -10,12 +11,19 @@ enum Scorer {
 
     static func score(truth: StepTimeline<TruthState>, output: MethodOutput, user: String, start: Int64, end: Int64) -> Tally {
         let nowhere = StepTimeline<String?>(initial: nil)
-        let published = output.published[user] ?? nowhere
+        let history = output.history[user] ?? nowhere
         let live = output.live[user] ?? nowhere
         let truthSegments = truth.segments(from: start, to: end)
         var tally = Tally()
         tally.deviceTime = end - start
-        shares(truthSegments, published.segments(from: start, to: end), into: &tally)
+        let historyShares = shares(truthSegments, history.segments(from: start, to: end))
+        let liveShares = shares(truthSegments, live.segments(from: start, to: end))
+        tally.presentTime = historyShares.present
+        tally.absentTime = historyShares.absent
+        tally.rightTime = historyShares.right
+        tally.falseTime = historyShares.false
+        tally.liveRightTime = liveShares.right
+        tally.liveFalseTime = liveShares.false
         tally.trueTransitions = truth.changes.count { $0.time >= start && $0.time < end && $0.value.beacon != nil }
         let enters = live.changes.filter { $0.time >= start && $0.time < end && $0.value != nil }
         tally.transitions = enters.count
@@ -29,7 +37,9 @@ enum Scorer {
     }
 
     /// Accuracy and false presence: the truth's and the method's stretches walked side by side.
-    private static func shares(_ truth: [StepTimeline<TruthState>.Segment], _ method: [StepTimeline<String?>.Segment], into tally: inout Tally) {
+    private static func shares(_ truth: [StepTimeline<TruthState>.Segment],
+                               _ method: [StepTimeline<String?>.Segment]) -> (present: Int64, right: Int64, absent: Int64, false: Int64) {
+        var tally = (present: Int64(0), right: Int64(0), absent: Int64(0), false: Int64(0))
         var i = 0
         var j = 0
         while i < truth.count, j < method.count {
@@ -37,17 +47,18 @@ enum Scorer {
             if overlap > 0 {
                 switch truth[i].value {
                 case .at(let beacon):
-                    tally.presentTime += overlap
-                    if method[j].value == beacon { tally.rightTime += overlap }
+                    tally.present += overlap
+                    if method[j].value == beacon { tally.right += overlap }
                 case .nowhere:
-                    tally.absentTime += overlap
-                    if method[j].value != nil { tally.falseTime += overlap }
+                    tally.absent += overlap
+                    if method[j].value != nil { tally.false += overlap }
                 case .unknown:
                     break
                 }
             }
             if truth[i].end <= method[j].end { i += 1 } else { j += 1 }
         }
+        return tally
     }
 
     /// A→B→A returns within `flapWindow`; a stay interrupted by nowhere (A→nowhere→A) is one stay.

@@ -1,12 +1,15 @@
 /// Everything measured for one method in one scenario, summed over runs and users. Durations and
 /// latencies are ms; the report legend defines each figure.
 struct Tally: Sendable, Equatable {
-    /// Time the truth names a beacon, and the part of it the method names the same beacon.
+    /// Time the truth names a beacon, and the part of it the method names the same beacon, on
+    /// the history and on the live timeline.
     var presentTime: Int64 = 0
     var rightTime: Int64 = 0
-    /// Time the truth says nowhere, and the part of it the method names some beacon.
+    var liveRightTime: Int64 = 0
+    /// Time the truth says nowhere, and the part of it the method names some beacon (history, live).
     var absentTime: Int64 = 0
     var falseTime: Int64 = 0
+    var liveFalseTime: Int64 = 0
     /// Enters the method made (moves included), and those the truth makes.
     var transitions = 0
     var trueTransitions = 0
@@ -27,14 +30,18 @@ struct Tally: Sendable, Equatable {
     var spuriousWhileAbsent = 0
 
     var accuracy: Double? { presentTime > 0 ? Double(rightTime) / Double(presentTime) : nil }
+    var liveAccuracy: Double? { presentTime > 0 ? Double(liveRightTime) / Double(presentTime) : nil }
     var falsePresence: Double? { absentTime > 0 ? Double(falseTime) / Double(absentTime) : nil }
+    var liveFalsePresence: Double? { absentTime > 0 ? Double(liveFalseTime) / Double(absentTime) : nil }
     var flapsPerDeviceHour: Double? { deviceTime > 0 ? Double(flaps) / (Double(deviceTime) / 3_600_000) : nil }
 
     mutating func merge(_ other: Tally) {
         presentTime += other.presentTime
         rightTime += other.rightTime
+        liveRightTime += other.liveRightTime
         absentTime += other.absentTime
         falseTime += other.falseTime
+        liveFalseTime += other.liveFalseTime
         transitions += other.transitions
         trueTransitions += other.trueTransitions
         flaps += other.flaps
