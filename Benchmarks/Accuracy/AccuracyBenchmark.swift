@@ -35,13 +35,13 @@ enum AccuracyBenchmark {
         var notes: [String] = []
         var skipped = 0
         var sources: [DatasetSource] = []
-        for scenario in AccuracyCatalogue.scenarios(quick: options.quick, data: options.dataDirectory) where options.selects(scenario.name) {
+        for scenario in AccuracyCatalogue.scenarios(quick: options.quick, data: options.dataDirectory) where options.selects(scenario.name) && options.includes(scenario) {
             let started = clock.now
             do {
                 if let folder = scenario.dataset, !sources.contains(where: { $0.folder == folder }) {
                     sources.append(try DatasetSource.read(options.dataDirectory, folder: folder))
                 }
-                let runs = try scenario.build()
+                let runs = options.runs(try scenario.build(), of: scenario)
                 for (method, tally) in zip(methods, ScenarioEvaluation.tallies(methods, on: runs)) {
                     rows.append(ResultRow(scenario: scenario.name, method: method.name, tally: tally))
                     if method is TruthReplay {
@@ -63,7 +63,8 @@ enum AccuracyBenchmark {
         let report = Report(markdown: options.markdown)
         report.heading("presence-bench accuracy: the engine against ground truth and three baselines")
         report.line("engine (\(options.overrides.isEmpty ? "defaults" : "with --set")): \(EngineSettings.describe(configuration))")
-        report.line("data: \(options.dataDirectory)\(options.quick ? "  (--quick: small simulations)" : "")")
+        report.line("data: \(options.dataDirectory)\(options.quick ? "  (--quick: small simulations)" : ""); part: \(options.part.rawValue)"
+                    + (options.part == .all ? "" : options.part == .tuning ? " (sim scenarios, even-numbered dataset runs)" : " (grid scenarios, odd-numbered dataset runs: held out)"))
         report.table(options.markdown ? table.markdown() : table.plain())
         report.list("Scenarios", notes)
         report.list("Datasets (as their SOURCE.txt states)", sources.map { "\($0.folder): " + $0.lines.joined(separator: "; ") })

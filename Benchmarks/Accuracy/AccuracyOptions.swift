@@ -3,11 +3,13 @@ import PresenceCore
 /// The accuracy benchmark's command line.
 struct AccuracyOptions {
     static let usage = """
-        usage: presence-bench accuracy [--quick] [--markdown] [--data DIR] [--only TEXT]... [--set KEY=VALUE]...
+        usage: presence-bench accuracy [--quick] [--markdown] [--data DIR] [--part PART] [--only TEXT]... [--set KEY=VALUE]...
 
           --quick            smaller simulations (8 people for 20 min instead of 20 for 2 h), for a fast check
           --markdown         print the table as Markdown (for the README)
           --data DIR         the datasets folder (default: shared/data beside the package root)
+          --part PART        all (default), tuning (the `sim` scenarios and the even-numbered runs of each dataset: what
+                             defaults may be chosen on) or reporting (the `grid` scenarios and the odd-numbered runs: held out)
           --only TEXT        score only the scenarios whose name contains TEXT (repeatable)
           --set KEY=VALUE    change an engine figure (repeatable); keys: \(EngineSettings.keys.joined(separator: ", "))
         """
@@ -15,6 +17,7 @@ struct AccuracyOptions {
     var quick = false
     var markdown = false
     var dataDirectory = AccuracyOptions.defaultDataDirectory
+    var part = DataPart.all
     var only: [String] = []
     var overrides: [(key: String, value: String)] = []
 
@@ -27,6 +30,12 @@ struct AccuracyOptions {
             case "--help", "-h": return nil
             case "--quick": options.quick = true
             case "--markdown": options.markdown = true
+            case "--part":
+                guard let value = rest.popFirst() else { throw ValueError("--part needs a value") }
+                guard let part = DataPart(rawValue: value) else {
+                    throw ValueError("--part '\(value)' is not valid: expected all, tuning or reporting")
+                }
+                options.part = part
             case "--data", "--only", "--set":
                 guard let value = rest.popFirst() else { throw ValueError("\(argument) needs a value") }
                 switch argument {
@@ -39,7 +48,7 @@ struct AccuracyOptions {
                     options.overrides.append((String(value[..<equals]), String(value[value.index(after: equals)...])))
                 }
             default:
-                throw ValueError("argument '\(argument)' is not known: expected --quick, --markdown, --data DIR, --only TEXT or --set KEY=VALUE")
+                throw ValueError("argument '\(argument)' is not known: expected --quick, --markdown, --data DIR, --part PART, --only TEXT or --set KEY=VALUE")
             }
         }
         return options
@@ -50,6 +59,23 @@ struct AccuracyOptions {
         only.isEmpty || only.contains { name.contains($0) }
     }
 
+    /// Whether `scenario` is scored in `part` at all (simulations belong to one part each).
+    func includes(_ scenario: BenchScenario) -> Bool {
+        guard scenario.dataset == nil else { return true }
+        switch part {
+        case .all: return true
+        case .tuning: return !scenario.heldOut
+        case .reporting: return scenario.heldOut
+        }
+    }
+
+    /// The runs of `scenario` that belong to the part: a dataset's runs alternate, the first
+    /// (in file-name order) for tuning.
+    func runs(_ runs: [BenchRun], of scenario: BenchScenario) -> [BenchRun] {
+        guard scenario.dataset != nil, part != .all else { return runs }
+        return runs.enumerated().filter { ($0.offset % 2 == 0) == (part == .tuning) }.map(\.element)
+    }
+
     /// `../shared/data` from the package root, found from this file's place in the package
     /// (`<root>/Benchmarks/Accuracy/AccuracyOptions.swift`).
     static var defaultDataDirectory: String {
@@ -57,4 +83,12 @@ struct AccuracyOptions {
         parts.removeLast(4)
         return (parts + ["shared", "data"]).joined(separator: "/")
     }
+}
+
+/// Which share of the data a benchmark run scores: defaults are chosen on the tuning part and
+/// reported on the held-out one.
+enum DataPart: String {
+    case all
+    case tuning
+    case reporting
 }

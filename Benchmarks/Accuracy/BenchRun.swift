@@ -39,5 +39,7 @@ struct BenchScenario {
     var note: String
     /// The dataset folder the runs come from, whose SOURCE.txt the report cites; nil for simulations.
     var dataset: String?
+    /// A simulation held out of tuning (the channel grid); datasets are split by run instead.
+    var heldOut = false
     var build: () throws -> [BenchRun]
 }

@@ -4,7 +4,7 @@ import PresenceCore
 /// duration is written as the flags take it (`15s`, `500ms`, `2m`, or bare seconds).
 enum EngineSettings {
     static let keys = [
-        "absence-timeout", "stale-after", "switch-margin", "switch-dwell", "enter-dwell", "enter-sightings",
+        "absence-timeout", "stale-after", "decide", "switch-margin", "switch-dwell", "switch-evidence", "enter-dwell", "enter-sightings",
         "path-loss-exponent", "smoothing", "smoothing-time", "process-noise", "measurement-noise", "outlier-clamp", "node-down-hold", "lateness", "tick", "choose",
     ]
 
@@ -18,6 +18,12 @@ enum EngineSettings {
             case "stale-after": configuration.engine.staleAfter = try DurationText.milliseconds(value, what: what)
             case "switch-margin": configuration.engine.switchMargin = try number(value, what: what)
             case "switch-dwell": configuration.engine.switchDwell = try DurationText.milliseconds(value, what: what)
+            case "switch-evidence": configuration.engine.switchEvidence = try number(value, what: what)
+            case "decide":
+                guard let decision = EngineConfiguration.Decision(rawValue: value) else {
+                    throw ValueError("\(what) '\(value)' is not valid: expected \(EngineConfiguration.Decision.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                configuration.engine.decision = decision
             case "enter-dwell": configuration.engine.enterDwell = try DurationText.milliseconds(value, what: what)
             case "enter-sightings":
                 guard let count = Int(value) else { throw ValueError("\(what) '\(value)' is not valid: expected a whole number") }
@@ -55,8 +61,11 @@ enum EngineSettings {
     static func describe(_ configuration: PresencePipeline.Configuration) -> String {
         let engine = configuration.engine
         let f = DurationText.format
-        return "choose \(engine.choice.rawValue), absence-timeout \(f(engine.absenceTimeout)), stale-after \(f(engine.staleAfter)), switch-margin \(engine.switchMargin) dB, "
-            + "switch-dwell \(f(engine.switchDwell)), enter-dwell \(f(engine.enterDwell)), enter-sightings \(engine.enterSightings), "
+        let decision = engine.decision == .dwell
+            ? "decide dwell (switch-margin \(engine.switchMargin) dB, switch-dwell \(f(engine.switchDwell)))"
+            : "decide evidence (switch-margin \(engine.switchMargin) dB, switch-evidence \(engine.switchEvidence) dB·s)"
+        return "choose \(engine.choice.rawValue), \(decision), absence-timeout \(f(engine.absenceTimeout)), stale-after \(f(engine.staleAfter)), "
+            + "enter-dwell \(f(engine.enterDwell)), enter-sightings \(engine.enterSightings), "
             + "path-loss-exponent \(engine.pathLossExponent), smoothing \(engine.smoothing.method.rawValue) (time \(f(engine.smoothing.timeConstant)), "
             + "q \(engine.smoothing.processNoise) dB²/s, r \(engine.smoothing.measurementNoise) dB², clamp \(engine.smoothing.clamp) dB), "
             + "lateness \(f(configuration.lateness)), tick \(f(configuration.tickInterval))"

@@ -10,11 +10,17 @@ public struct EngineOptions: ParsableArguments {
     @Option(help: "Observations older than this no longer qualify a beacon.")
     public var staleAfter = "10s"
 
+    @Option(help: "How a move is decided: dwell (nearer by the margin for the switch dwell) or evidence (the lead beyond the margin, summed over time, reaches the switch evidence).")
+    public var decide = "dwell"
+
     @Option(help: "How much nearer (dB) another beacon must be to win a move.")
     public var switchMargin = 4.0
 
-    @Option(help: "How long another beacon must stay clearly nearer before a move.")
+    @Option(help: "How long another beacon must stay clearly nearer before a move (--decide dwell).")
     public var switchDwell = "3s"
+
+    @Option(help: "The lead beyond the margin, summed over time (dB·s), that wins a move (--decide evidence).")
+    public var switchEvidence = 12.0
 
     @Option(help: "How long a beacon must stay the nearest before an enter.")
     public var enterDwell = "1s"
@@ -53,6 +59,11 @@ public struct EngineOptions: ParsableArguments {
         engine.staleAfter = try DurationText.milliseconds(staleAfter, what: "--stale-after")
         engine.switchMargin = switchMargin
         engine.switchDwell = try DurationText.milliseconds(switchDwell, what: "--switch-dwell")
+        guard let decision = EngineConfiguration.Decision(rawValue: decide) else {
+            throw ValueError("--decide '\(decide)' is not valid: expected \(EngineConfiguration.Decision.allCases.map(\.rawValue).joined(separator: " or "))")
+        }
+        engine.decision = decision
+        engine.switchEvidence = switchEvidence
         engine.enterDwell = try DurationText.milliseconds(enterDwell, what: "--enter-dwell")
         engine.enterSightings = enterSightings
         engine.pathLossExponent = pathLossExponent

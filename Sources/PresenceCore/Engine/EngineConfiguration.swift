@@ -15,8 +15,26 @@ public struct EngineConfiguration: Sendable, Equatable {
     public var absenceTimeout: Int64 = 15_000
     /// How much nearer, in dB of path loss, another beacon must be to win a move (`--switch-margin`).
     public var switchMargin: Double = 4
-    /// How long another beacon must stay clearly nearer before the move (`--switch-dwell`).
+    /// How long another beacon must stay clearly nearer before the move (`--switch-dwell`; the
+    /// `dwell` decision only).
     public var switchDwell: Int64 = 3_000
+    /// How a move is decided (`--decide`).
+    public enum Decision: String, Sendable, Equatable, CaseIterable {
+        /// Another beacon nearer by the margin at every look for the switch dwell.
+        case dwell
+        /// Another beacon's lead beyond the margin, added up over time (dB·s), reaches the switch
+        /// evidence: a clear lead moves soon, a slight one late, and a moment's doubt does not
+        /// start the count again (a one-sided CUSUM test per challenger).
+        case evidence
+    }
+
+    public var decision = Decision.dwell
+    /// The lead beyond the margin, summed over time, that wins a move, dB·s (`--switch-evidence`;
+    /// the `evidence` decision only).
+    public var switchEvidence: Double = 12
+    /// The most one second adds to a challenger's evidence, dB: a current beacon no longer heard
+    /// counts as this far behind.
+    public var evidenceCap: Double = 20
     /// How long a beacon must stay the nearest before an enter (`--enter-dwell`).
     public var enterDwell: Int64 = 1_000
     /// How many sightings of that beacon an enter needs (`--enter-sightings`).
@@ -51,6 +69,9 @@ public struct EngineConfiguration: Sendable, Equatable {
         guard staleAfter > 0 else { throw ValueError("stale-after \(staleAfter) ms is not valid: expected more than 0") }
         guard absenceTimeout > 0 else { throw ValueError("absence-timeout \(absenceTimeout) ms is not valid: expected more than 0") }
         guard switchMargin >= 0, switchMargin.isFinite else { throw ValueError("switch-margin \(switchMargin) dB is not valid: expected 0 or more") }
+        guard switchEvidence > 0, switchEvidence.isFinite else {
+            throw ValueError("switch-evidence \(switchEvidence) dB·s is not valid: expected more than 0")
+        }
         guard switchDwell >= 0 else { throw ValueError("switch-dwell \(switchDwell) ms is not valid: expected 0 or more") }
         guard enterDwell >= 0 else { throw ValueError("enter-dwell \(enterDwell) ms is not valid: expected 0 or more") }
         guard enterSightings >= 1 else { throw ValueError("enter-sightings \(enterSightings) is not valid: expected 1 or more") }

@@ -126,6 +126,15 @@ struct Candidate: Sendable {
     var sightings: Int
 }
 
+/// A challenger's case against the user's beacon under the `evidence` decision: its lead beyond
+/// the margin summed since `since` (dB·s), and how fast that sum grows now (dB, per second).
+struct Evidence: Sendable {
+    var beacon: String
+    var amount: Double
+    var since: Int64
+    var rate: Double
+}
+
 /// Everything the engine tracks for one user.
 struct UserTrack: Sendable {
     let user: String
@@ -134,6 +143,9 @@ struct UserTrack: Sendable {
     var candidate: Candidate?
     /// Since when another beacon has been nearer than the current one, margin or not.
     var nearer: Candidate?
+    /// The challengers' evidence (the `evidence` decision), and when it was last added up.
+    var evidence: [Evidence] = []
+    var evidenceTime: Int64 = 0
     var graceUntil: Int64?
     /// When the last session ended by timeout: a later enter is not dated before it.
     var lastExit: Int64?

@@ -131,6 +131,10 @@ extension PresenceEngine {
             } else {
                 track.nearer = nil
             }
+            if configuration.decision == .evidence {
+                weighEvidence(&track, presence, at: time, events: &events)
+                return
+            }
             guard let challenger = scores.elsewhere, challenger.pathLoss + configuration.switchMargin <= current else {
                 track.candidate = nil
                 return
@@ -172,6 +176,7 @@ extension PresenceEngine {
         track.presence = presence
         track.candidate = nil
         track.nearer = nil
+        track.evidence.removeAll()
         track.graceUntil = nil
         let id = EventID.make(kind: .enter, user: track.user, device: presence.device, beacon: score.beacon, at: time, entered: nil)
         events.append(PresenceEvent(
@@ -188,6 +193,7 @@ extension PresenceEngine {
         track.lastExit = at
         track.presence = nil
         track.candidate = nil
+        track.evidence.removeAll()
         track.graceUntil = nil
     }
 
@@ -202,6 +208,10 @@ extension PresenceEngine {
         var earliest = timeoutDeadline(of: track)
         if let candidate = track.candidate {
             earliest = min(earliest, candidate.since + (!track.isPresent ? configuration.enterDwell : configuration.switchDwell))
+        }
+        for evidence in track.evidence where evidence.rate > 0 {
+            let remaining = (configuration.switchEvidence - evidence.amount) / evidence.rate * 1000
+            earliest = min(earliest, track.evidenceTime + max(1, Int64(remaining.rounded(.up))))
         }
         var oldest = Int64.max
         for link in track.links {

@@ -1,0 +1,75 @@
+extension PresenceEngine {
+    /// The `evidence` decision for a present user: adds up each challenger's lead beyond the
+    /// margin since the last look (at the rates that look set), moves the user to the strongest
+    /// case once it reaches the switch evidence, and sets the rates the readings give now.
+    ///
+    /// A challenger's lead is how much nearer (dB of path loss) its best fresh reading is than the
+    /// user's beacon (fresh or held readings; not heard at all counts as `evidenceCap` behind),
+    /// at most `evidenceCap`, minus the margin. Evidence only grows while the lead is positive and
+    /// shrinks while it is negative, never below zero; a case that falls to zero is dropped and
+    /// starts again from the moment its lead turns positive. The move is dated, as under the
+    /// `dwell` decision, to when the challenger became the nearer beacon.
+    func weighEvidence(_ track: inout UserTrack, _ presence: Presence, at time: Int64, events: inout [PresenceEvent]) {
+        let elapsed = Double(max(0, time - track.evidenceTime)) / 1000
+        track.evidenceTime = time
+        var winner: Int?
+        for index in track.evidence.indices {
+            track.evidence[index].amount += track.evidence[index].rate * elapsed
+            if track.evidence[index].amount >= configuration.switchEvidence,
+               winner.map({ stronger(track.evidence[index], than: track.evidence[$0]) }) ?? true {
+                winner = index
+            }
+        }
+        let scores = beaconScores(track, here: presence.beacon, at: time)
+        if let winner, let score = scores.first(where: { $0.beacon == track.evidence[winner].beacon }) {
+            let evidence = track.evidence[winner]
+            let since = track.nearer?.beacon == evidence.beacon ? min(track.nearer?.since ?? evidence.since, evidence.since) : evidence.since
+            let at = max(since, presence.entered)
+            events.append(exitEvent(presence, at: at, reason: .moved))
+            enter(&track, score, at: at, events: &events)
+            return
+        }
+        let current = scores.first { $0.beacon == presence.beacon }?.pathLoss ?? .infinity
+        var cases: [Evidence] = []
+        for score in scores where score.beacon != presence.beacon {
+            let rate = min(current - score.pathLoss, configuration.evidenceCap) - configuration.switchMargin
+            if let index = track.evidence.firstIndex(where: { $0.beacon == score.beacon }), track.evidence[index].amount > 0 {
+                var evidence = track.evidence[index]
+                evidence.rate = rate
+                cases.append(evidence)
+            } else if rate > 0 {
+                cases.append(Evidence(beacon: score.beacon, amount: 0, since: time, rate: rate))
+            }
+        }
+        track.evidence = cases
+    }
+
+    /// The larger amount wins; ties go to the smaller beacon key.
+    private func stronger(_ evidence: Evidence, than other: Evidence) -> Bool {
+        evidence.amount != other.amount ? evidence.amount > other.amount : evidence.beacon < other.beacon
+    }
+
+    /// Each qualifying beacon's nearest reading, by beacon key: fresh readings, and for the
+    /// user's beacon (`here`) held ones too.
+    func beaconScores(_ track: UserTrack, here: String, at time: Int64) -> [Score] {
+        var scores: [Score] = []
+        let position = configuration.choice == .position ? estimatedPosition(track, at: time) : nil
+        for index in track.links.indices where qualifies(track.links[index]) {
+            let link = track.links[index]
+            guard isFresh(link, at: time) || (link.beacon == here && isSuspect(link.node, since: link.smoother.lastTime, at: time)) else {
+                continue
+            }
+            let pathLoss = position.map { score(of: link, from: $0) } ?? link.pathLoss
+            if let existing = scores.firstIndex(where: { $0.beacon == link.beacon }) {
+                let other = scores[existing]
+                if pathLoss < other.pathLoss || (pathLoss == other.pathLoss && link.key < track.links[other.link].key) {
+                    scores[existing] = Score(beacon: link.beacon, pathLoss: pathLoss, link: index)
+                }
+            } else {
+                scores.append(Score(beacon: link.beacon, pathLoss: pathLoss, link: index))
+            }
+        }
+        scores.sort { $0.beacon < $1.beacon }
+        return scores
+    }
+}
