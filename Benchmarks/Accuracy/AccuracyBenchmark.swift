@@ -26,6 +26,7 @@ enum AccuracyBenchmark {
         let methods: [any PresenceMethod] = [
             TruthReplay(),
             EngineMethod(configuration: configuration),
+            EngineMethod(configuration: configuration, selfCalibrating: true),
             BaselineMethod<StrongestBaseline>(),
             BaselineMethod<HappyBubblesBaseline>(),
             BaselineMethod<MeanMarginBaseline>(),

@@ -4,6 +4,15 @@ import PresenceCore
 protocol PresenceMethod: Sendable {
     var name: String { get }
     func run(_ run: BenchRun) -> MethodOutput
+    /// The same, for a method that may also learn, without labels, from the scenario's other
+    /// runs (the traffic a venue heard before); by default it does not.
+    func run(_ run: BenchRun, among runs: [BenchRun]) -> MethodOutput
+}
+
+extension PresenceMethod {
+    func run(_ run: BenchRun, among runs: [BenchRun]) -> MethodOutput {
+        self.run(run)
+    }
 }
 
 /// What a method decided for each user over one run, as two timelines of the same changes.

@@ -17,7 +17,7 @@ enum ScenarioEvaluation {
     static func tally(_ method: any PresenceMethod, on runs: [BenchRun]) -> Tally {
         var tally = Tally()
         for run in runs {
-            let output = method.run(run)
+            let output = method.run(run, among: runs)
             for (user, truth) in run.truth.sorted(by: { $0.key < $1.key }) {
                 tally.merge(Scorer.score(truth: truth, output: output, user: user, start: run.start, end: run.end))
             }

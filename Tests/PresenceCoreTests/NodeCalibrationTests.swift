@@ -1,0 +1,79 @@
+import Testing
+@testable import PresenceCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Self-calibration: node receive offsets fitted from nodes hearing each other, and estimated
+/// from traffic alone.
+@Suite struct NodeCalibrationTests {
+    /// Nine nodes on a 3×3 grid 6 m apart, each with its own receive and transmit offset.
+    private static let nodes = (0 ..< 9).map { NodeLinkCalibration.Node(key: "node-\($0)", x: Double($0 % 3) * 6, y: Double($0 / 3) * 6) }
+    private static let receive: [Double] = [3, -4, 1.5, 0, -2.5, 4, -1, 2, -3]
+    private static let transmit: [Double] = [1, 0, -2, 2, 0.5, -1, 0, 1.5, -0.5]
+
+    /// Every node hears every other `readings` times: the model's path loss with exponent 2.2,
+    /// plus gaussian noise of `noise` dB per reading; with `wall`, one link loses 15 dB more.
+    private static func calibration(noise: Double, readings: Int = 60, wall: Bool = false, seed: UInt64 = 5) -> NodeLinkCalibration {
+        var calibration = NodeLinkCalibration(nodes: nodes)
+        var random = RandomSource(seed: seed)
+        for i in nodes.indices {
+            for j in nodes.indices where i != j {
+                let distance = ((nodes[i].x - nodes[j].x) * (nodes[i].x - nodes[j].x) + (nodes[i].y - nodes[j].y) * (nodes[i].y - nodes[j].y)).squareRoot()
+                let blocked = wall && i == 0 && j == 8 ? 15.0 : 0
+                for _ in 0 ..< readings {
+                    let loss = 22 * log10(distance) - receive[i] - transmit[j] + blocked + random.gaussian() * noise
+                    calibration.add(receiver: nodes[i].key, transmitter: nodes[j].key, pathLoss: loss)
+                }
+            }
+        }
+        return calibration
+    }
+
+    /// The largest difference between the fitted offsets and the true ones (centred).
+    private static func error(_ fit: NodeLinkCalibration.Fit) -> Double {
+        let mean = receive.reduce(0, +) / Double(receive.count)
+        return nodes.indices.map { abs((fit.offsets[nodes[$0].key] ?? .infinity) + (receive[$0] - mean)) }.max() ?? .infinity
+    }
+
+    @Test func linksBetweenNodesGiveBackEachNodesOffsetAndTheExponent() throws {
+        let fit = try #require(Self.calibration(noise: 4).fit())
+        #expect(fit.links == 72)
+        #expect(Self.error(fit) < 1, "offsets \(fit.offsets)")
+        #expect(abs(fit.exponent - 2.2) < 0.15)
+        #expect(fit.residual < 1.5)
+    }
+
+    @Test func aWallOnOneLinkDoesNotPullTheFitAway() throws {
+        let fit = try #require(Self.calibration(noise: 2, wall: true).fit())
+        #expect(Self.error(fit) < 1, "offsets \(fit.offsets)")
+    }
+
+    @Test func tooFewLinksGiveNoFit() {
+        var calibration = NodeLinkCalibration(nodes: Self.nodes)
+        for _ in 0 ..< 20 {
+            calibration.add(receiver: "node-0", transmitter: "node-1", pathLoss: 60)
+            calibration.add(receiver: "node-1", transmitter: "node-0", pathLoss: 61)
+            calibration.add(receiver: "node-2", transmitter: "node-0", pathLoss: 70)
+            calibration.add(receiver: "stranger", transmitter: "node-0", pathLoss: 70)
+        }
+        #expect(calibration.fit() == nil, "three links, too few readings on none, but the exponent and six offsets are not determined")
+    }
+
+    @Test func theTrafficEstimatorEvensOutNodesHeardFromTheSameDistance() throws {
+        var estimator = NodeOffsetEstimator()
+        var random = RandomSource(seed: 9)
+        for (node, gain) in zip(["a", "b", "c"], [3.0, 0, -4]) {
+            for _ in 0 ..< 500 {
+                estimator.add(node: node, pathLoss: 2 - gain + random.gaussian() * 3)
+            }
+        }
+        estimator.add(node: "d", pathLoss: 30)
+        let estimates = estimator.estimates()
+        #expect(estimates["d"] == nil, "one reading is not enough")
+        let a = try #require(estimates["a"]), b = try #require(estimates["b"]), c = try #require(estimates["c"])
+        #expect(abs(a.offset - -3) < 0.6 && abs(b.offset) < 0.6 && abs(c.offset - 4) < 0.6, "\(estimates)")
+        #expect(a.samples == 500)
+    }
+}
