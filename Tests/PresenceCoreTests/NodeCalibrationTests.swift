@@ -77,3 +77,18 @@ import Glibc
         #expect(a.samples == 500)
     }
 }
+
+/// Node beacons: each node's identity follows from its key alone.
+@Suite struct NodeBeaconTests {
+    @Test func eachNodeHasItsOwnValidIdentityKnownFromItsKey() throws {
+        let keys = (0 ..< 2_000).map { "node-\($0)" }
+        let identities = keys.map(NodeBeacon.identity(of:))
+        #expect(Set(identities).count == keys.count)
+        #expect(NodeBeacon.identity(of: "node-7") == identities[7], "the same key, the same identity")
+        for identity in identities.prefix(50) {
+            #expect(NodeBeacon.isNodeBeacon(identity))
+            #expect(try Identity(parsing: identity, allowNode: false).description == identity)
+        }
+        #expect(!NodeBeacon.isNodeBeacon("ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2"))
+    }
+}
