@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+@testable import PresenceCore
+
+/// The simulator's radio channel: what scenarios that say nothing of the newer radio features
+/// hear (pinned), and what each feature changes when it is turned on.
+@Suite struct VenueSimulatorChannelTests {
+    static let start: Int64 = 1_763_769_600_000
+    static let tag = "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:7:1"
+
+    /// Two rooms split by a wall, three nodes, a visitor with a tag and one with a scanner, and
+    /// every older radio feature on (shadowing, fading, loss, body, node gains).
+    static func mixedVenue(radio: Scenario.Radio = Scenario.Radio()) -> Scenario {
+        Scenario(
+            venue: "mixed", seed: 21, radio: radio,
+            walls: [Scenario.Wall(from: .init(x: 5, y: -5), to: .init(x: 5, y: 5), loss: 6)],
+            beacons: [Scenario.Beacon(key: "a", x: 0, y: 0, identity: "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:1"),
+                      Scenario.Beacon(key: "b", x: 10, y: 0, identity: "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2")],
+            nodes: [Scenario.Node(key: "node-a", x: 0, y: 0, beacon: "a"), Scenario.Node(key: "node-b", x: 10, y: 0, beacon: "b"),
+                    Scenario.Node(key: "node-c", x: 5, y: 8)],
+            people: [
+                Scenario.Person(user: "tagged", device: tag, arrive: 2_000, entrance: .init(x: -3, y: 3),
+                                stops: [Scenario.Stop(beacon: "a", dwell: 40_000), Scenario.Stop(beacon: "b", dwell: 50_000)]),
+                Scenario.Person(user: "scanning", scanner: "badge-1", arrive: 5_000, entrance: .init(x: 13, y: 3), speed: 1.4,
+                                stops: [Scenario.Stop(beacon: "b", dwell: 30_000, offset: 2), Scenario.Stop(beacon: "a", dwell: 45_000)]),
+            ])
+    }
+
+    /// Everything heard over `seconds` of the scenario.
+    static func run(_ scenario: Scenario, seconds: Int64) throws -> [VenueSimulator.Heard] {
+        var simulator = try VenueSimulator(scenario: scenario, start: start)
+        return (1 ... seconds).flatMap { simulator.advance(to: start + $0 * 1_000) }
+    }
+
+    /// FNV-1a over every sighting's time, node, transmitter and RSSI, in order.
+    static func fingerprint(_ heard: [VenueSimulator.Heard]) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for item in heard {
+            for byte in "\(item.sighting.ts) \(item.node) \(item.sighting.id) \(item.sighting.rssi)\n".utf8 {
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            }
+        }
+        return hash
+    }
+
+    static func decode(_ json: String) throws -> Scenario {
+        try JSONDecoder().decode(Scenario.self, from: Data(json.utf8))
+    }
+
+    @Test func aScenarioWithTheOlderRadioKeysHearsWhatItHeardBeforeTheNewerFeatures() throws {
+        let heard = try Self.run(Self.mixedVenue(), seconds: 150)
+        #expect(Set(heard.map(\.node)) == ["node-a", "node-b", "node-c", "badge-1"], "tags and carried scanners are both pinned")
+        #expect(heard.count == 355)
+        #expect(Self.fingerprint(heard) == 16_164_810_959_168_592_994, "recorded before the radio gained its opt-in features")
+    }
+
+    @Test func aScenarioFileWithOnlyTheOlderRadioKeysStillDecodes() throws {
+        let scenario = try Self.decode("""
+            {"venue": "v", "radio": {"pathLossExponent": 2, "shadowingSigma": 3, "shadowingTime": "4s", "fadingSigma": 1,
+                                     "packetLoss": 0.2, "bodyLoss": 5, "nodeGainSigma": 1, "sensitivity": -95, "txPower": -60,
+                                     "advertisingInterval": "500ms"},
+             "beacons": [{"key": "a", "x": 0, "y": 0}], "nodes": [{"key": "n", "x": 0, "y": 0, "beacon": "a"}]}
+            """)
+        var radio = Scenario.Radio()
+        radio.pathLossExponent = 2
+        radio.shadowingSigma = 3
+        radio.shadowingTime = 4_000
+        radio.fadingSigma = 1
+        radio.packetLoss = 0.2
+        radio.bodyLoss = 5
+        radio.nodeGainSigma = 1
+        radio.sensitivity = -95
+        radio.txPower = -60
+        radio.advertisingInterval = 500
+        #expect(scenario.radio == radio)
+    }
+}
