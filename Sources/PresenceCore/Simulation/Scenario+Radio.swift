@@ -1,0 +1,39 @@
+extension Scenario {
+    /// The radio environment.
+    public struct Radio: Codable, Sendable, Equatable {
+        /// Log-distance path-loss exponent.
+        public var pathLossExponent = 2.2
+        /// Standard deviation of the slow shadowing, per (transmitter, receiver), dB.
+        public var shadowingSigma = 4.0
+        /// How long shadowing stays correlated (its time constant), ms.
+        public var shadowingTime: Int64 = 5_000
+        /// Standard deviation of the fast fading of each packet, dB.
+        public var fadingSigma = 2.0
+        /// Share of packets lost.
+        public var packetLoss = 0.3
+        /// Extra loss when the carrier's body stands between transmitter and receiver, dB.
+        public var bodyLoss = 6.0
+        /// Standard deviation of each receiver's fixed gain error, dB.
+        public var nodeGainSigma = 2.0
+        /// Weakest receivable signal, dBm.
+        public var sensitivity = -100.0
+        /// Calibrated power at 1 m of tags and beacons unless they say otherwise.
+        public var txPower = -59.0
+        /// Time between advertisements, ms (each packet is jittered by up to 10 ms, as BLE does).
+        public var advertisingInterval: Int64 = 1_000
+
+        public init() {}
+    }
+}
+
+extension Scenario.Radio {
+    /// Checks ranges; the message names the bad value.
+    func validate() throws(ValueError) {
+        guard packetLoss >= 0, packetLoss < 1 else {
+            throw ValueError("packetLoss \(packetLoss) is not valid: expected a share from 0 to below 1")
+        }
+        guard advertisingInterval >= 20 else {
+            throw ValueError("advertisingInterval \(advertisingInterval) ms is not valid: expected 20 ms or more")
+        }
+    }
+}
