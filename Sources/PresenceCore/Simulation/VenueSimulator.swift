@@ -141,7 +141,7 @@ public struct VenueSimulator: Sendable {
         let radio = scenario.radio
         let id = LinkID(transmitter: transmitter.identity, node: node)
         var link = links[id] ?? LinkState(seed: scenario.seed, id: id, sigma: radio.shadowingSigma, at: moment)
-        let shadow = link.shadow(at: moment, sigma: radio.shadowingSigma, time: radio.shadowingTime)
+        let shadow = link.shadowing.advance(to: moment, sigma: radio.shadowingSigma, constant: radio.shadowingTime, random: &link.random)
         let fading = link.random.gaussian() * radio.fadingSigma
         let lost = link.random.uniform() < radio.packetLoss
         links[id] = link
@@ -170,60 +170,5 @@ public struct VenueSimulator: Sendable {
         }
         let d1 = side(q1, q2, p1), d2 = side(q1, q2, p2), d3 = side(p1, p2, q1), d4 = side(p1, p2, q2)
         return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
-    }
-}
-
-private struct Transmitter: Sendable {
-    enum Kind: Sendable {
-        case tag(user: String)
-        case beacon(key: String)
-    }
-
-    let kind: Kind
-    let identity: String
-    let tx: Double
-    let interval: Int64
-    var random: RandomSource
-    /// Next advertisement, ms after the start.
-    var next: Int64
-
-    init(kind: Kind, identity: String, tx: Double, seed: UInt64, interval: Int64) {
-        self.kind = kind
-        self.identity = identity
-        self.tx = tx
-        self.interval = interval
-        random = RandomSource(seed: seed, labels: "advertising", identity)
-        next = Int64(random.uniform() * Double(interval))
-    }
-
-    mutating func scheduleNext() {
-        next += interval + Int64(random.uniform() * 10)
-    }
-}
-
-private struct LinkID: Hashable, Sendable {
-    var transmitter: String
-    var node: String
-}
-
-/// One transmitter-receiver pair: its random stream and its shadowing, an Ornstein-Uhlenbeck
-/// process (correlated in time, stationary with the configured sigma).
-private struct LinkState: Sendable {
-    var random: RandomSource
-    var shadowing: Double
-    var lastTime: Int64
-
-    init(seed: UInt64, id: LinkID, sigma: Double, at time: Int64) {
-        random = RandomSource(seed: seed, labels: "link", id.transmitter, id.node)
-        shadowing = random.gaussian() * sigma
-        lastTime = time
-    }
-
-    mutating func shadow(at time: Int64, sigma: Double, time constant: Int64) -> Double {
-        let elapsed = Double(max(0, time - lastTime))
-        let rho = constant > 0 ? exp(-elapsed / Double(constant)) : 0
-        shadowing = shadowing * rho + sigma * (1 - rho * rho).squareRoot() * random.gaussian()
-        lastTime = time
-        return shadowing
     }
 }
