@@ -26,6 +26,30 @@ import Testing
             ])
     }
 
+    /// A radio with nothing random in it: no shadowing, fading, loss, body loss or gain error.
+    static func quietRadio() -> Scenario.Radio {
+        var radio = Scenario.Radio()
+        radio.shadowingSigma = 0
+        radio.fadingSigma = 0
+        radio.packetLoss = 0
+        radio.bodyLoss = 0
+        radio.nodeGainSigma = 0
+        return radio
+    }
+
+    /// One person with a tag standing at beacon `a` (the origin) for an hour, `offset` metres
+    /// from it, heard by `nodes`.
+    static func standing(radio: Scenario.Radio, nodes: [Scenario.Node], offset: Double = 0.001) -> Scenario {
+        Scenario(venue: "still", seed: 4, radio: radio, beacons: [Scenario.Beacon(key: "a", x: 0, y: 0)], nodes: nodes,
+                 people: [Scenario.Person(user: "still", device: tag, entrance: .init(x: 0, y: 0),
+                                          stops: [Scenario.Stop(beacon: "a", dwell: 3_600_000, offset: offset)])])
+    }
+
+    /// How many packets each node heard.
+    static func counts(_ heard: [VenueSimulator.Heard]) -> [String: Int] {
+        heard.reduce(into: [:]) { $0[$1.node, default: 0] += 1 }
+    }
+
     /// Everything heard over `seconds` of the scenario.
     static func run(_ scenario: Scenario, seconds: Int64) throws -> [VenueSimulator.Heard] {
         var simulator = try VenueSimulator(scenario: scenario, start: start)
@@ -73,5 +97,44 @@ import Testing
         radio.txPower = -60
         radio.advertisingInterval = 500
         #expect(scenario.radio == radio)
+    }
+
+    @Test func theNewerRadioKeysDecode() throws {
+        let scenario = try Self.decode("""
+            {"venue": "v", "radio": {"lossFadeWidth": 3},
+             "beacons": [{"key": "a", "x": 0, "y": 0}], "nodes": [{"key": "n", "x": 0, "y": 0, "beacon": "a"}]}
+            """)
+        #expect(scenario.radio.lossFadeWidth == 3)
+    }
+
+    /// The default radio with one change.
+    static func radio(_ change: (inout Scenario.Radio) -> Void) -> Scenario.Radio {
+        var radio = Scenario.Radio()
+        change(&radio)
+        return radio
+    }
+
+    @Test(arguments: [
+        (radio { $0.lossFadeWidth = -1 }, "lossFadeWidth -1.0 dB is not valid"),
+    ])
+    func aRadioFigureOutOfRangeIsRefusedByName(radio: Scenario.Radio, message: String) {
+        let error = #expect(throws: ValueError.self) { try Self.standing(radio: radio, nodes: []).validate() }
+        #expect(error?.message.hasPrefix(message) == true, "\(error?.message ?? "no error")")
+    }
+
+    @Test func packetsNearTheFloorAreLostMoreOftenSoAFarNodeHearsASmallerShare() throws {
+        var radio = Self.quietRadio()
+        radio.sensitivity = -92
+        radio.lossFadeWidth = 3
+        // Expected -65.6 dBm at 2 m (26 dB above the floor, nothing lost), -87.6 dBm at 20 m (4.4 dB above it: 19 % lost).
+        let nodes = [Scenario.Node(key: "near", x: 2, y: 0), Scenario.Node(key: "far", x: 20, y: 0)]
+        let faded = Self.counts(try Self.run(Self.standing(radio: radio, nodes: nodes), seconds: 600))
+        let near = Double(faded["near"] ?? 0), far = Double(faded["far"] ?? 0)
+        #expect(near > 590)
+        #expect(far / near > 0.72 && far / near < 0.9, "far \(far), near \(near)")
+
+        radio.lossFadeWidth = 0
+        let flat = Self.counts(try Self.run(Self.standing(radio: radio, nodes: nodes), seconds: 600))
+        #expect(flat["far"] == flat["near"], "without the width, distance costs no packets")
     }
 }

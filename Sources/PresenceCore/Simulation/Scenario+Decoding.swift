@@ -21,6 +21,7 @@ extension Scenario {
 extension Scenario.Radio {
     private enum Keys: String, CodingKey {
         case pathLossExponent, shadowingSigma, shadowingTime, fadingSigma, packetLoss, bodyLoss, nodeGainSigma, sensitivity, txPower, advertisingInterval
+        case lossFadeWidth
     }
 
     public init(from decoder: any Decoder) throws {
@@ -36,6 +37,7 @@ extension Scenario.Radio {
         sensitivity = try c.decodeIfPresent(Double.self, forKey: .sensitivity) ?? d.sensitivity
         txPower = try c.decodeIfPresent(Double.self, forKey: .txPower) ?? d.txPower
         advertisingInterval = try c.decodeDuration(.advertisingInterval) ?? d.advertisingInterval
+        lossFadeWidth = try c.decodeIfPresent(Double.self, forKey: .lossFadeWidth) ?? d.lossFadeWidth
     }
 }
 

@@ -1,5 +1,6 @@
 extension Scenario {
-    /// The radio environment.
+    /// The radio environment. Every feature after the first ones (`lossFadeWidth` and below) is
+    /// off by default, so that a scenario that does not name it hears what it always heard.
     public struct Radio: Codable, Sendable, Equatable {
         /// Log-distance path-loss exponent.
         public var pathLossExponent = 2.2
@@ -21,6 +22,12 @@ extension Scenario {
         public var txPower = -59.0
         /// Time between advertisements, ms (each packet is jittered by up to 10 ms, as BLE does).
         public var advertisingInterval: Int64 = 1_000
+        /// Width of the loss that grows as a packet nears `sensitivity`, dB; 0 turns it off. On top
+        /// of `packetLoss`, a packet is lost with probability 1 / (1 + exp(margin / width)), the
+        /// margin being how far its expected RSSI (everything but the per-packet fade) stands
+        /// above `sensitivity`: half of the packets expected at the floor, 5 % of those three
+        /// widths above it. Far receivers hear less, as real ones do.
+        public var lossFadeWidth = 0.0
 
         public init() {}
     }
@@ -34,6 +41,9 @@ extension Scenario.Radio {
         }
         guard advertisingInterval >= 20 else {
             throw ValueError("advertisingInterval \(advertisingInterval) ms is not valid: expected 20 ms or more")
+        }
+        guard lossFadeWidth >= 0 else {
+            throw ValueError("lossFadeWidth \(lossFadeWidth) dB is not valid: expected 0 (off) or more")
         }
     }
 }

@@ -143,14 +143,16 @@ public struct VenueSimulator: Sendable {
         var link = links[id] ?? LinkState(seed: scenario.seed, id: id, sigma: radio.shadowingSigma, at: moment)
         let shadow = link.shadowing.advance(to: moment, sigma: radio.shadowingSigma, constant: radio.shadowingTime, random: &link.random)
         let fading = link.random.gaussian() * radio.fadingSigma
-        let lost = link.random.uniform() < radio.packetLoss
+        let draw = link.random.uniform()
         links[id] = link
-        guard !lost else { return }
+        guard draw >= radio.packetLoss else { return }
         let distance = max(0.1, source.distance(to: receiver))
-        var rssi = transmitter.tx - 10 * radio.pathLossExponent * log10(distance)
-        rssi -= wallLoss(from: source, to: receiver)
-        if bodyBlocked { rssi -= radio.bodyLoss }
-        rssi += shadow + fading + (gains[node] ?? 0)
+        var mean = transmitter.tx - 10 * radio.pathLossExponent * log10(distance)
+        mean -= wallLoss(from: source, to: receiver)
+        if bodyBlocked { mean -= radio.bodyLoss }
+        let gain = gains[node] ?? 0
+        guard draw >= radio.lossShare(expected: mean + (shadow + gain)) else { return }
+        let rssi = mean + (shadow + fading + gain)
         guard rssi >= radio.sensitivity else { return }
         let value = Int(min(max(rssi.rounded(), -127), 20))
         heard.append(Heard(node: node, sighting: Sighting(ts: start + moment, id: transmitter.identity, rssi: value, tx: Int(transmitter.tx.rounded()))))

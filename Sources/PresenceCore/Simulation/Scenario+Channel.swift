@@ -1,0 +1,20 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// The per-packet arithmetic of the radio model, kept apart from the simulator's bookkeeping.
+
+extension Scenario.Radio {
+    /// The share of packets lost whose expected RSSI (everything but the per-packet fade) is
+    /// `expected` dBm: `packetLoss`, and on top of it the loss near the floor when
+    /// `lossFadeWidth` is set.
+    func lossShare(expected: Double) -> Double {
+        guard lossFadeWidth > 0 else { return packetLoss }
+        let nearFloor = 1 / (1 + exp((expected - sensitivity) / lossFadeWidth))
+        return packetLoss + (1 - packetLoss) * nearFloor
+    }
+}
