@@ -101,10 +101,11 @@ import Testing
 
     @Test func theNewerRadioKeysDecode() throws {
         let scenario = try Self.decode("""
-            {"venue": "v", "radio": {"lossFadeWidth": 3},
+            {"venue": "v", "radio": {"lossFadeWidth": 3, "turnInterval": "8s"},
              "beacons": [{"key": "a", "x": 0, "y": 0}], "nodes": [{"key": "n", "x": 0, "y": 0, "beacon": "a"}]}
             """)
         #expect(scenario.radio.lossFadeWidth == 3)
+        #expect(scenario.radio.turnInterval == 8_000)
     }
 
     /// The default radio with one change.
@@ -116,6 +117,7 @@ import Testing
 
     @Test(arguments: [
         (radio { $0.lossFadeWidth = -1 }, "lossFadeWidth -1.0 dB is not valid"),
+        (radio { $0.turnInterval = 500 }, "turnInterval 500 ms is not valid"),
     ])
     func aRadioFigureOutOfRangeIsRefusedByName(radio: Scenario.Radio, message: String) {
         let error = #expect(throws: ValueError.self) { try Self.standing(radio: radio, nodes: []).validate() }
@@ -136,5 +138,22 @@ import Testing
         radio.lossFadeWidth = 0
         let flat = Self.counts(try Self.run(Self.standing(radio: radio, nodes: nodes), seconds: 600))
         #expect(flat["far"] == flat["near"], "without the width, distance costs no packets")
+    }
+
+    @Test func aDwellerWhoTurnsIsBlockedByTheirBodyAtTimesAndNotAtOthers() throws {
+        var radio = Self.quietRadio()
+        radio.bodyLoss = 10
+        let nodes = [Scenario.Node(key: "booth", x: 0, y: 0, beacon: "a")]
+        let facing = try Self.run(Self.standing(radio: radio, nodes: nodes, offset: 1), seconds: 600)
+        #expect(Set(facing.map(\.sighting.rssi)) == [-59], "facing the beacon, the body never blocks its node")
+
+        radio.turnInterval = 8_000
+        let turning = Self.standing(radio: radio, nodes: nodes, offset: 1)
+        let levels = try Self.run(turning, seconds: 600).map(\.sighting.rssi)
+        #expect(Set(levels) == [-59, -69])
+        let changes = zip(levels, levels.dropFirst()).filter { $0 != $1 }.count
+        #expect(changes >= 20, "\(changes) changes that mattered over 600 s of turns every 8 s")
+        var simulator = try VenueSimulator(scenario: turning, start: Self.start)
+        #expect((1 ... 600).allSatisfy { simulator.truth(at: Self.start + $0 * 1_000)["still"] == "a" }, "turning is still one stay")
     }
 }

@@ -21,7 +21,7 @@ extension Scenario {
 extension Scenario.Radio {
     private enum Keys: String, CodingKey {
         case pathLossExponent, shadowingSigma, shadowingTime, fadingSigma, packetLoss, bodyLoss, nodeGainSigma, sensitivity, txPower, advertisingInterval
-        case lossFadeWidth
+        case lossFadeWidth, turnInterval
     }
 
     public init(from decoder: any Decoder) throws {
@@ -38,6 +38,7 @@ extension Scenario.Radio {
         txPower = try c.decodeIfPresent(Double.self, forKey: .txPower) ?? d.txPower
         advertisingInterval = try c.decodeDuration(.advertisingInterval) ?? d.advertisingInterval
         lossFadeWidth = try c.decodeIfPresent(Double.self, forKey: .lossFadeWidth) ?? d.lossFadeWidth
+        turnInterval = try c.decodeDuration(.turnInterval) ?? d.turnInterval
     }
 }
 

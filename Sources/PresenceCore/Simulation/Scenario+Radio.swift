@@ -28,6 +28,11 @@ extension Scenario {
         /// above `sensitivity`: half of the packets expected at the floor, 5 % of those three
         /// widths above it. Far receivers hear less, as real ones do.
         public var lossFadeWidth = 0.0
+        /// Mean time between a dwelling person's turns, ms; 0 turns it off (they face the beacon
+        /// throughout). With it, a person arrives facing the beacon and turns after exponentially
+        /// distributed intervals, each time to a direction drawn uniformly, so that the body
+        /// blocks a node at times and not at others. Walking, people face where they go.
+        public var turnInterval: Int64 = 0
 
         public init() {}
     }
@@ -44,6 +49,9 @@ extension Scenario.Radio {
         }
         guard lossFadeWidth >= 0 else {
             throw ValueError("lossFadeWidth \(lossFadeWidth) dB is not valid: expected 0 (off) or more")
+        }
+        guard turnInterval == 0 || turnInterval >= 1_000 else {
+            throw ValueError("turnInterval \(turnInterval) ms is not valid: expected 0 (off) or 1 s or more")
         }
     }
 }

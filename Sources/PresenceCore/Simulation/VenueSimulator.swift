@@ -51,7 +51,8 @@ public struct VenueSimulator: Sendable {
         self.gains = gains
         var transmitters: [Transmitter] = []
         for person in scenario.people {
-            itineraries[person.user] = Itinerary(person: person, beacons: beaconsByKey, seed: scenario.seed)
+            itineraries[person.user] = Itinerary(person: person, beacons: beaconsByKey, seed: scenario.seed,
+                                                 turnInterval: scenario.radio.turnInterval)
             if let device = person.device {
                 transmitters.append(Transmitter(kind: .tag(user: person.user), identity: device, tx: person.tx ?? scenario.radio.txPower,
                                                 seed: scenario.seed, interval: scenario.radio.advertisingInterval))
