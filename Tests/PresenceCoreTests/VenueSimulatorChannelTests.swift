@@ -50,6 +50,17 @@ import Testing
         heard.reduce(into: [:]) { $0[$1.node, default: 0] += 1 }
     }
 
+    /// The Pearson correlation of the RSSI two nodes heard of the same packets.
+    static func correlation(_ heard: [VenueSimulator.Heard], _ first: String, _ second: String) -> Double {
+        let ofSecond = Dictionary(heard.filter { $0.node == second }.map { ($0.sighting.ts, Double($0.sighting.rssi)) }, uniquingKeysWith: { $1 })
+        let pairs = heard.filter { $0.node == first }.compactMap { item in ofSecond[item.sighting.ts].map { (Double(item.sighting.rssi), $0) } }
+        let count = Double(pairs.count)
+        let meanX = pairs.reduce(0) { $0 + $1.0 } / count, meanY = pairs.reduce(0) { $0 + $1.1 } / count
+        let covariance = pairs.reduce(0) { $0 + ($1.0 - meanX) * ($1.1 - meanY) }
+        let varianceX = pairs.reduce(0) { $0 + ($1.0 - meanX) * ($1.0 - meanX) }, varianceY = pairs.reduce(0) { $0 + ($1.1 - meanY) * ($1.1 - meanY) }
+        return covariance / (varianceX * varianceY).squareRoot()
+    }
+
     /// Everything heard over `seconds` of the scenario.
     static func run(_ scenario: Scenario, seconds: Int64) throws -> [VenueSimulator.Heard] {
         var simulator = try VenueSimulator(scenario: scenario, start: start)
@@ -101,11 +112,12 @@ import Testing
 
     @Test func theNewerRadioKeysDecode() throws {
         let scenario = try Self.decode("""
-            {"venue": "v", "radio": {"lossFadeWidth": 3, "turnInterval": "8s"},
+            {"venue": "v", "radio": {"lossFadeWidth": 3, "turnInterval": "8s", "sharedShadowingSigma": 3},
              "beacons": [{"key": "a", "x": 0, "y": 0}], "nodes": [{"key": "n", "x": 0, "y": 0, "beacon": "a"}]}
             """)
         #expect(scenario.radio.lossFadeWidth == 3)
         #expect(scenario.radio.turnInterval == 8_000)
+        #expect(scenario.radio.sharedShadowingSigma == 3)
     }
 
     /// The default radio with one change.
@@ -118,6 +130,7 @@ import Testing
     @Test(arguments: [
         (radio { $0.lossFadeWidth = -1 }, "lossFadeWidth -1.0 dB is not valid"),
         (radio { $0.turnInterval = 500 }, "turnInterval 500 ms is not valid"),
+        (radio { $0.sharedShadowingSigma = -2 }, "sharedShadowingSigma -2.0 dB is not valid"),
     ])
     func aRadioFigureOutOfRangeIsRefusedByName(radio: Scenario.Radio, message: String) {
         let error = #expect(throws: ValueError.self) { try Self.standing(radio: radio, nodes: []).validate() }
@@ -155,5 +168,18 @@ import Testing
         #expect(changes >= 20, "\(changes) changes that mattered over 600 s of turns every 8 s")
         var simulator = try VenueSimulator(scenario: turning, start: Self.start)
         #expect((1 ... 600).allSatisfy { simulator.truth(at: Self.start + $0 * 1_000)["still"] == "a" }, "turning is still one stay")
+    }
+
+    @Test func sharedShadowingMovesTheRSSIOfOneTagAtTwoNodesTogether() throws {
+        var radio = Self.quietRadio()
+        radio.shadowingSigma = 3
+        radio.fadingSigma = 1
+        let nodes = [Scenario.Node(key: "east", x: 5, y: 0), Scenario.Node(key: "west", x: -5, y: 0)]
+        let apart = Self.correlation(try Self.run(Self.standing(radio: radio, nodes: nodes), seconds: 1_800), "east", "west")
+        #expect(abs(apart) < 0.3, "per-link shadowing alone: correlation \(apart)")
+
+        radio.sharedShadowingSigma = 6
+        let together = Self.correlation(try Self.run(Self.standing(radio: radio, nodes: nodes), seconds: 1_800), "east", "west")
+        #expect(together > 0.5, "36 of 46 dB² shared: correlation \(together)")
     }
 }

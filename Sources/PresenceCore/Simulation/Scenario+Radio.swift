@@ -33,6 +33,10 @@ extension Scenario {
         /// distributed intervals, each time to a direction drawn uniformly, so that the body
         /// blocks a node at times and not at others. Walking, people face where they go.
         public var turnInterval: Int64 = 0
+        /// Standard deviation of a shadowing shared by all links of one transmitter (the crowd and
+        /// the carrier's surroundings, which every receiver hears alike), dB, correlated over
+        /// `shadowingTime` like the per-link one; 0 turns it off.
+        public var sharedShadowingSigma = 0.0
 
         public init() {}
     }
@@ -52,6 +56,9 @@ extension Scenario.Radio {
         }
         guard turnInterval == 0 || turnInterval >= 1_000 else {
             throw ValueError("turnInterval \(turnInterval) ms is not valid: expected 0 (off) or 1 s or more")
+        }
+        guard sharedShadowingSigma >= 0 else {
+            throw ValueError("sharedShadowingSigma \(sharedShadowingSigma) dB is not valid: expected 0 (off) or more")
         }
     }
 }

@@ -103,28 +103,32 @@ public struct VenueSimulator: Sendable {
     // MARK: Radio
 
     private mutating func transmit(_ index: Int, at moment: Int64, into heard: inout [Heard]) {
-        let transmitter = transmitters[index]
-        switch transmitter.kind {
+        let radio = scenario.radio
+        switch transmitters[index].kind {
         case .tag(let user):
             guard var itinerary = itineraries[user] else { return }
             let pose = itinerary.pose(at: moment)
             itineraries[user] = itinerary
             guard pose.activity != .away else { return }
+            let shared = transmitters[index].sharedShadow(at: moment, sigma: radio.sharedShadowingSigma, constant: radio.shadowingTime)
+            let transmitter = transmitters[index]
             for node in scenario.nodes where receivingNodes?.contains(node.key) ?? true {
                 let receiver = Scenario.Point(x: node.x, y: node.y)
                 let body = blocks(pose, toward: receiver)
-                receive(transmitter, from: pose.position, node: node.key, at: receiver, bodyBlocked: body, moment: moment, into: &heard)
+                receive(transmitter, from: pose.position, node: node.key, at: receiver, bodyBlocked: body, sharedShadow: shared, moment: moment, into: &heard)
             }
         case .beacon(let key):
             guard let beacon = beaconsByKey[key] else { return }
             let source = Scenario.Point(x: beacon.x, y: beacon.y)
+            let shared = transmitters[index].sharedShadow(at: moment, sigma: radio.sharedShadowingSigma, constant: radio.shadowingTime)
+            let transmitter = transmitters[index]
             for person in scenario.people {
                 guard let scanner = person.scanner, receivingNodes?.contains(scanner) ?? true, var itinerary = itineraries[person.user] else { continue }
                 let pose = itinerary.pose(at: moment)
                 itineraries[person.user] = itinerary
                 guard pose.activity != .away else { continue }
                 let body = blocks(pose, toward: source)
-                receive(transmitter, from: source, node: scanner, at: pose.position, bodyBlocked: body, moment: moment, into: &heard)
+                receive(transmitter, from: source, node: scanner, at: pose.position, bodyBlocked: body, sharedShadow: shared, moment: moment, into: &heard)
             }
         }
     }
@@ -138,11 +142,11 @@ public struct VenueSimulator: Sendable {
     }
 
     private mutating func receive(_ transmitter: Transmitter, from source: Scenario.Point, node: String, at receiver: Scenario.Point,
-                                  bodyBlocked: Bool, moment: Int64, into heard: inout [Heard]) {
+                                  bodyBlocked: Bool, sharedShadow: Double, moment: Int64, into heard: inout [Heard]) {
         let radio = scenario.radio
         let id = LinkID(transmitter: transmitter.identity, node: node)
         var link = links[id] ?? LinkState(seed: scenario.seed, id: id, sigma: radio.shadowingSigma, at: moment)
-        let shadow = link.shadowing.advance(to: moment, sigma: radio.shadowingSigma, constant: radio.shadowingTime, random: &link.random)
+        let shadow = link.shadowing.advance(to: moment, sigma: radio.shadowingSigma, constant: radio.shadowingTime, random: &link.random) + sharedShadow
         let fading = link.random.gaussian() * radio.fadingSigma
         let draw = link.random.uniform()
         links[id] = link
