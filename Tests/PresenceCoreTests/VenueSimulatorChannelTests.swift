@@ -112,12 +112,21 @@ import Testing
 
     @Test func theNewerRadioKeysDecode() throws {
         let scenario = try Self.decode("""
-            {"venue": "v", "radio": {"lossFadeWidth": 3, "turnInterval": "8s", "sharedShadowingSigma": 3},
+            {"venue": "v", "radio": {"lossFadeWidth": 3, "turnInterval": "8s", "sharedShadowingSigma": 3, "fading": "rayleigh"},
              "beacons": [{"key": "a", "x": 0, "y": 0}], "nodes": [{"key": "n", "x": 0, "y": 0, "beacon": "a"}]}
             """)
         #expect(scenario.radio.lossFadeWidth == 3)
         #expect(scenario.radio.turnInterval == 8_000)
         #expect(scenario.radio.sharedShadowingSigma == 3)
+        #expect(scenario.radio.fading == .rayleigh)
+    }
+
+    @Test func anUnknownFadingModelIsRefusedByName() {
+        #expect {
+            try Self.decode(#"{"venue": "v", "radio": {"fading": "rician"}, "beacons": [], "nodes": []}"#)
+        } throws: { error in
+            "\(error)".contains("fading 'rician' is not known: expected gaussian or rayleigh")
+        }
     }
 
     /// The default radio with one change.
@@ -181,5 +190,21 @@ import Testing
         radio.sharedShadowingSigma = 6
         let together = Self.correlation(try Self.run(Self.standing(radio: radio, nodes: nodes), seconds: 1_800), "east", "west")
         #expect(together > 0.5, "36 of 46 dB² shared: correlation \(together)")
+    }
+
+    @Test func rayleighFadingBringsDeepFadesThatGaussianFadingOfTwoDecibelsDoesNot() throws {
+        var radio = Self.quietRadio()
+        radio.fadingSigma = 2
+        let nodes = [Scenario.Node(key: "n", x: 2, y: 0)]
+        let mean = -59 - 22 * log10(2.0)
+        func fades(_ heard: [VenueSimulator.Heard]) -> [Double] { heard.map { Double($0.sighting.rssi) - mean } }
+        let gaussian = fades(try Self.run(Self.standing(radio: radio, nodes: nodes), seconds: 1_800))
+        #expect(gaussian.count > 1_700 && gaussian.allSatisfy { $0 > -10 })
+
+        radio.fading = .rayleigh
+        let rayleigh = fades(try Self.run(Self.standing(radio: radio, nodes: nodes), seconds: 1_800))
+        let deep = Double(rayleigh.filter { $0 < -10 }.count) / Double(rayleigh.count)
+        #expect(deep > 0.06 && deep < 0.13, "\(deep) of the packets faded by more than 10 dB, 9.5 % expected")
+        #expect(rayleigh.contains { $0 < -20 }, "1 % of the packets fade by 20 dB or more")
     }
 }

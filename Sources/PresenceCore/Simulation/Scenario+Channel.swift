@@ -17,4 +17,17 @@ extension Scenario.Radio {
         let nearFloor = 1 / (1 + exp((expected - sensitivity) / lossFadeWidth))
         return packetLoss + (1 - packetLoss) * nearFloor
     }
+
+    /// One packet's fast fade, dB, drawn from the link's stream.
+    func fade(_ random: inout RandomSource) -> Double {
+        switch fading {
+        case .gaussian:
+            return random.gaussian() * fadingSigma
+        case .rayleigh:
+            // |h|² of a unit-power Rayleigh amplitude is exponential with mean 1.
+            var u = random.uniform()
+            while u <= .ulpOfOne { u = random.uniform() }
+            return 10 * log10(-log(u))
+        }
+    }
 }

@@ -21,7 +21,7 @@ extension Scenario {
 extension Scenario.Radio {
     private enum Keys: String, CodingKey {
         case pathLossExponent, shadowingSigma, shadowingTime, fadingSigma, packetLoss, bodyLoss, nodeGainSigma, sensitivity, txPower, advertisingInterval
-        case lossFadeWidth, turnInterval, sharedShadowingSigma
+        case lossFadeWidth, turnInterval, sharedShadowingSigma, fading
     }
 
     public init(from decoder: any Decoder) throws {
@@ -40,6 +40,14 @@ extension Scenario.Radio {
         lossFadeWidth = try c.decodeIfPresent(Double.self, forKey: .lossFadeWidth) ?? d.lossFadeWidth
         turnInterval = try c.decodeDuration(.turnInterval) ?? d.turnInterval
         sharedShadowingSigma = try c.decodeIfPresent(Double.self, forKey: .sharedShadowingSigma) ?? d.sharedShadowingSigma
+        fading = d.fading
+        if let name = try c.decodeIfPresent(String.self, forKey: .fading) {
+            guard let model = Fading(rawValue: name) else {
+                let known = Fading.allCases.map(\.rawValue).joined(separator: " or ")
+                throw DecodingError.dataCorruptedError(forKey: .fading, in: c, debugDescription: "fading '\(name)' is not known: expected \(known)")
+            }
+            fading = model
+        }
     }
 }
 

@@ -147,7 +147,7 @@ public struct VenueSimulator: Sendable {
         let id = LinkID(transmitter: transmitter.identity, node: node)
         var link = links[id] ?? LinkState(seed: scenario.seed, id: id, sigma: radio.shadowingSigma, at: moment)
         let shadow = link.shadowing.advance(to: moment, sigma: radio.shadowingSigma, constant: radio.shadowingTime, random: &link.random) + sharedShadow
-        let fading = link.random.gaussian() * radio.fadingSigma
+        let fading = radio.fade(&link.random)
         let draw = link.random.uniform()
         links[id] = link
         guard draw >= radio.packetLoss else { return }
