@@ -112,13 +112,14 @@ import Testing
 
     @Test func theNewerRadioKeysDecode() throws {
         let scenario = try Self.decode("""
-            {"venue": "v", "radio": {"lossFadeWidth": 3, "turnInterval": "8s", "sharedShadowingSigma": 3, "fading": "rayleigh"},
+            {"venue": "v", "radio": {"lossFadeWidth": 3, "turnInterval": "8s", "sharedShadowingSigma": 3, "fading": "rayleigh", "nodeGainSpread": 4},
              "beacons": [{"key": "a", "x": 0, "y": 0}], "nodes": [{"key": "n", "x": 0, "y": 0, "beacon": "a"}]}
             """)
         #expect(scenario.radio.lossFadeWidth == 3)
         #expect(scenario.radio.turnInterval == 8_000)
         #expect(scenario.radio.sharedShadowingSigma == 3)
         #expect(scenario.radio.fading == .rayleigh)
+        #expect(scenario.radio.nodeGainSpread == 4)
     }
 
     @Test func anUnknownFadingModelIsRefusedByName() {
@@ -140,6 +141,7 @@ import Testing
         (radio { $0.lossFadeWidth = -1 }, "lossFadeWidth -1.0 dB is not valid"),
         (radio { $0.turnInterval = 500 }, "turnInterval 500 ms is not valid"),
         (radio { $0.sharedShadowingSigma = -2 }, "sharedShadowingSigma -2.0 dB is not valid"),
+        (radio { $0.nodeGainSpread = -4 }, "nodeGainSpread -4.0 dB is not valid"),
     ])
     func aRadioFigureOutOfRangeIsRefusedByName(radio: Scenario.Radio, message: String) {
         let error = #expect(throws: ValueError.self) { try Self.standing(radio: radio, nodes: []).validate() }
@@ -206,5 +208,22 @@ import Testing
         let deep = Double(rayleigh.filter { $0 < -10 }.count) / Double(rayleigh.count)
         #expect(deep > 0.06 && deep < 0.13, "\(deep) of the packets faded by more than 10 dB, 9.5 % expected")
         #expect(rayleigh.contains { $0 < -20 }, "1 % of the packets fade by 20 dB or more")
+    }
+
+    @Test func uniformNodeGainsStayWithinTheirSpreadAndAreTheOnesApplied() throws {
+        var radio = Self.quietRadio()
+        radio.nodeGainSpread = 4
+        let nodes = (1 ... 40).map { Scenario.Node(key: "n\($0)", x: 3 * cos(Double($0)), y: 3 * sin(Double($0))) }
+        let scenario = Self.standing(radio: radio, nodes: nodes)
+        let simulator = try VenueSimulator(scenario: scenario, start: Self.start)
+        let gains = nodes.map { simulator.gain(of: $0.key) }
+        #expect(gains.allSatisfy { abs($0) <= 4 })
+        #expect((gains.max() ?? 0) - (gains.min() ?? 0) > 5, "40 draws cover most of the 8 dB: \(gains)")
+        #expect(simulator.gain(of: "elsewhere") == 0)
+
+        let mean = -59 - 22 * log10(3.0)
+        let heard = try Self.run(scenario, seconds: 5)
+        #expect(heard.count > 150)
+        #expect(heard.allSatisfy { abs(Double($0.sighting.rssi) - mean - simulator.gain(of: $0.node)) <= 0.51 }, "each node hears with its gain")
     }
 }

@@ -30,4 +30,13 @@ extension Scenario.Radio {
             return 10 * log10(-log(u))
         }
     }
+
+    /// A receiver's fixed gain error, dB, from its own stream: gaussian with `nodeGainSigma`,
+    /// plus uniform in ±`nodeGainSpread`.
+    func gain(of node: String, seed: UInt64) -> Double {
+        var random = RandomSource(seed: seed, labels: "gain", node)
+        let gain = random.gaussian() * nodeGainSigma
+        guard nodeGainSpread > 0 else { return gain }
+        return gain + (2 * random.uniform() - 1) * nodeGainSpread
+    }
 }

@@ -21,7 +21,7 @@ extension Scenario {
 extension Scenario.Radio {
     private enum Keys: String, CodingKey {
         case pathLossExponent, shadowingSigma, shadowingTime, fadingSigma, packetLoss, bodyLoss, nodeGainSigma, sensitivity, txPower, advertisingInterval
-        case lossFadeWidth, turnInterval, sharedShadowingSigma, fading
+        case lossFadeWidth, turnInterval, sharedShadowingSigma, fading, nodeGainSpread
     }
 
     public init(from decoder: any Decoder) throws {
@@ -48,6 +48,7 @@ extension Scenario.Radio {
             }
             fading = model
         }
+        nodeGainSpread = try c.decodeIfPresent(Double.self, forKey: .nodeGainSpread) ?? d.nodeGainSpread
     }
 }
 

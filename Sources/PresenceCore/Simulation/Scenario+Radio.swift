@@ -14,7 +14,7 @@ extension Scenario {
         public var packetLoss = 0.3
         /// Extra loss when the carrier's body stands between transmitter and receiver, dB.
         public var bodyLoss = 6.0
-        /// Standard deviation of each receiver's fixed gain error, dB.
+        /// Standard deviation of each receiver's fixed gain error, dB (see also `nodeGainSpread`).
         public var nodeGainSigma = 2.0
         /// Weakest receivable signal, dBm.
         public var sensitivity = -100.0
@@ -39,6 +39,9 @@ extension Scenario {
         public var sharedShadowingSigma = 0.0
         /// How each packet's fast fade is drawn.
         public var fading = Fading.gaussian
+        /// Half-width of a uniformly drawn part of each receiver's fixed gain error, dB: the gain
+        /// is off by up to ±spread (plus the gaussian `nodeGainSigma` part); 0 turns it off.
+        public var nodeGainSpread = 0.0
 
         public init() {}
 
@@ -72,6 +75,9 @@ extension Scenario.Radio {
         }
         guard sharedShadowingSigma >= 0 else {
             throw ValueError("sharedShadowingSigma \(sharedShadowingSigma) dB is not valid: expected 0 (off) or more")
+        }
+        guard nodeGainSpread >= 0 else {
+            throw ValueError("nodeGainSpread \(nodeGainSpread) dB is not valid: expected 0 (off) or more")
         }
     }
 }

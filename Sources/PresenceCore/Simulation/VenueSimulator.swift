@@ -38,15 +38,8 @@ public struct VenueSimulator: Sendable {
         beaconsByKey = Dictionary(scenario.beacons.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
         nodesByKey = Dictionary(scenario.nodes.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
         var gains: [String: Double] = [:]
-        for node in scenario.nodes {
-            var random = RandomSource(seed: scenario.seed, labels: "gain", node.key)
-            gains[node.key] = random.gaussian() * scenario.radio.nodeGainSigma
-        }
-        for person in scenario.people {
-            if let scanner = person.scanner, gains[scanner] == nil {
-                var random = RandomSource(seed: scenario.seed, labels: "gain", scanner)
-                gains[scanner] = random.gaussian() * scenario.radio.nodeGainSigma
-            }
+        for key in scenario.nodes.map(\.key) + scenario.people.compactMap(\.scanner) where gains[key] == nil {
+            gains[key] = scenario.radio.gain(of: key, seed: scenario.seed)
         }
         self.gains = gains
         var transmitters: [Transmitter] = []
@@ -66,6 +59,12 @@ public struct VenueSimulator: Sendable {
             }
         }
         self.transmitters = transmitters
+    }
+
+    /// The receive gain error drawn for `node` (a fixed node or a carried scanner), dB: what a
+    /// perfect calibration would find. 0 for a node the scenario does not have.
+    public func gain(of node: String) -> Double {
+        gains[node] ?? 0
     }
 
     /// Everything heard from the last call up to `time` (epoch ms), in time order.
