@@ -89,6 +89,16 @@ import Testing
         #expect(Self.fingerprint(heard) == 16_164_810_959_168_592_994, "recorded before the radio gained its opt-in features")
     }
 
+    @Test func everyNewerRadioKeyWrittenAtItsDefaultHearsTheSameAsLeavingItOut() throws {
+        let radio = try JSONDecoder().decode(Scenario.Radio.self, from: Data("""
+            {"lossFadeWidth": 0, "turnInterval": "0s", "sharedShadowingSigma": 0, "fading": "gaussian", "nodeGainSpread": 0}
+            """.utf8))
+        #expect(radio == Scenario.Radio())
+        let heard = try Self.run(Self.mixedVenue(radio: radio), seconds: 150)
+        #expect(heard == (try Self.run(Self.mixedVenue(), seconds: 150)))
+        #expect(Self.fingerprint(heard) == 16_164_810_959_168_592_994)
+    }
+
     @Test func aScenarioFileWithOnlyTheOlderRadioKeysStillDecodes() throws {
         let scenario = try Self.decode("""
             {"venue": "v", "radio": {"pathLossExponent": 2, "shadowingSigma": 3, "shadowingTime": "4s", "fadingSigma": 1,

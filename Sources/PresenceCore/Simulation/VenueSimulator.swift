@@ -19,7 +19,6 @@ public struct VenueSimulator: Sendable {
     private var links: [LinkID: LinkState] = [:]
     private let gains: [String: Double]
     private let beaconsByKey: [String: Scenario.Beacon]
-    private let nodesByKey: [String: Scenario.Node]
     private let receivingNodes: Set<String>?
 
     /// What a node heard.
@@ -36,7 +35,6 @@ public struct VenueSimulator: Sendable {
         self.start = start
         receivingNodes = nodes
         beaconsByKey = Dictionary(scenario.beacons.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
-        nodesByKey = Dictionary(scenario.nodes.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
         var gains: [String: Double] = [:]
         for key in scenario.nodes.map(\.key) + scenario.people.compactMap(\.scanner) where gains[key] == nil {
             gains[key] = scenario.radio.gain(of: key, seed: scenario.seed)
