@@ -65,6 +65,7 @@ enum AccuracyBenchmark {
         report.line("engine (\(options.overrides.isEmpty ? "defaults" : "with --set")): \(EngineSettings.describe(configuration))")
         report.line("data: \(options.dataDirectory)\(options.quick ? "  (--quick: small simulations)" : "")")
         report.table(options.markdown ? table.markdown() : table.plain())
+        report.list("Channel grid: worst cells", WorstCells.lines(rows))
         report.list("Scenarios", notes)
         report.list("Datasets (as their SOURCE.txt states)", sources.map { "\($0.folder): " + $0.lines.joined(separator: "; ") })
         report.list("Legend", Legend.lines)
