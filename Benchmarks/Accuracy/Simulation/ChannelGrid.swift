@@ -34,6 +34,7 @@ enum ChannelGrid {
         static let floorLoss = Harsh(rawValue: 16)
     }
 
+    /// One cell: a venue, the factors at their harsh level, and the seed of its world and visitors.
     struct Cell {
         var venue: Venue
         var harsh: Harsh
