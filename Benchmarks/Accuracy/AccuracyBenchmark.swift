@@ -67,6 +67,7 @@ enum AccuracyBenchmark {
         report.line("data: \(options.dataDirectory)\(options.quick ? "  (--quick: small simulations)" : ""); part: \(options.part.rawValue)"
                     + (options.part == .all ? "" : options.part == .tuning ? " (sim scenarios, even-numbered dataset runs)" : " (grid scenarios, odd-numbered dataset runs: held out)"))
         report.table(options.markdown ? table.markdown() : table.plain())
+        report.list("Channel grid: worst cells", WorstCells.lines(rows))
         report.list("Scenarios", notes)
         report.list("Datasets (as their SOURCE.txt states)", sources.map { "\($0.folder): " + $0.lines.joined(separator: "; ") })
         report.list("Legend", Legend.lines)

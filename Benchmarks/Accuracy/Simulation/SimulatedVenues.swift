@@ -38,28 +38,56 @@ enum SimulatedVenues {
         BenchScenario(name: name, note: note, dataset: nil) { [try SimulatedRecording.run(venue, name: name, duration: duration)] }
     }
 
+    /// The seeds of a simulated venue: the world's (radio, where at a booth people stand) and the
+    /// visitors' (when they come, where they go, how long they stay).
+    struct Seeds {
+        var world: UInt64
+        var visitors: UInt64
+    }
+
     /// Booths 7 m apart in a 5×4 grid, entered from the west side.
     static func expo(shadowing: Double, size: Size, carrying: Visitors.Carrying = .tag) -> Scenario {
         var radio = Scenario.Radio()
         radio.shadowingSigma = shadowing
-        var beacons: [Scenario.Beacon] = []
-        for row in 0 ..< 4 {
-            for column in 0 ..< 5 {
-                let number = row * 5 + column + 1
-                let identity = carrying == .scanner ? "ibeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e:1:\(number)" : nil
-                beacons.append(Scenario.Beacon(key: "booth-\(number < 10 ? "0" : "")\(number)", x: Double(column) * 7, y: Double(row) * 7, identity: identity))
-            }
+        return expo(booths: boothGrid(columns: 5, rows: 4, gaps: 7 ... 7, seed: 0), radio: radio, size: size, carrying: carrying,
+                    seeds: Seeds(world: 7, visitors: 11))
+    }
+
+    /// An expo hall: a booth at each of `booths` (a beacon with a node at it, or with an identity
+    /// for carried scanners), entered from 5 m west of the westmost booth, midway up the hall.
+    static func expo(booths: [Scenario.Point], radio: Scenario.Radio, size: Size, carrying: Visitors.Carrying = .tag, seeds: Seeds) -> Scenario {
+        let beacons = booths.enumerated().map { index, booth in
+            let number = index + 1
+            let identity = carrying == .scanner ? "ibeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e:1:\(number)" : nil
+            return Scenario.Beacon(key: "booth-\(number < 10 ? "0" : "")\(number)", x: booth.x, y: booth.y, identity: identity)
         }
         let nodes = carrying == .tag ? beacons.map { Scenario.Node(key: "node-\($0.key.dropFirst(6))", x: $0.x, y: $0.y, beacon: $0.key) } : []
-        let visitors = Visitors(count: size.people, entrance: Scenario.Point(x: -5, y: 10.5), arrivals: min(size.duration / 4, 300_000),
-                                dwell: 20_000 ... 120_000, offset: 1, carrying: carrying, seed: 11)
-        return Scenario(venue: "expo", seed: 7, radio: radio, beacons: beacons, nodes: nodes,
+        let ys = booths.map(\.y)
+        let entrance = Scenario.Point(x: (booths.map(\.x).min() ?? 0) - 5, y: ((ys.min() ?? 0) + (ys.max() ?? 0)) / 2)
+        let visitors = Visitors(count: size.people, entrance: entrance, arrivals: min(size.duration / 4, 300_000),
+                                dwell: 20_000 ... 120_000, offset: 1, carrying: carrying, seed: seeds.visitors)
+        return Scenario(venue: "expo", seed: seeds.world, radio: radio, beacons: beacons, nodes: nodes,
                         people: visitors.people(at: beacons, duration: size.duration))
+    }
+
+    /// Booth positions on a grid, row by row from the south-west corner, the gap between
+    /// neighbouring columns and between neighbouring rows each drawn from `gaps` (m).
+    static func boothGrid(columns: Int, rows: Int, gaps: ClosedRange<Double>, seed: UInt64) -> [Scenario.Point] {
+        var random = RandomSource(seed: seed, labels: "booths")
+        func offsets(_ count: Int) -> [Double] {
+            var at = 0.0
+            return (0 ..< count).map { index in
+                if index > 0 { at += gaps.lowerBound + random.uniform() * (gaps.upperBound - gaps.lowerBound) }
+                return at
+            }
+        }
+        let xs = offsets(columns)
+        return offsets(rows).flatMap { y in xs.map { Scenario.Point(x: $0, y: y) } }
     }
 
     /// Eight rooms, four north and four south of a 2 m corridor, separated by 6 dB walls; each
     /// room's corridor wall has a 1 m door.
-    static func office(size: Size) -> Scenario {
+    static func office(size: Size, radio: Scenario.Radio = Scenario.Radio(), seeds: Seeds = Seeds(world: 8, visitors: 12)) -> Scenario {
         var beacons: [Scenario.Beacon] = []
         var walls: [Scenario.Wall] = []
         for index in 0 ..< 4 {
@@ -77,8 +105,8 @@ enum SimulatedVenues {
         }
         let nodes = beacons.map { Scenario.Node(key: "node-\($0.key.dropFirst(5))", x: $0.x, y: $0.y, beacon: $0.key) }
         let visitors = Visitors(count: size.people, entrance: Scenario.Point(x: -3, y: 1), arrivals: min(size.duration / 4, 300_000),
-                                dwell: 30_000 ... 300_000, offset: 1.5, carrying: .tag, seed: 12)
-        return Scenario(venue: "office", seed: 8, walls: walls, beacons: beacons, nodes: nodes,
+                                dwell: 30_000 ... 300_000, offset: 1.5, carrying: .tag, seed: seeds.visitors)
+        return Scenario(venue: "office", seed: seeds.world, radio: radio, walls: walls, beacons: beacons, nodes: nodes,
                         people: visitors.people(at: beacons, duration: size.duration))
     }
 

@@ -7,8 +7,9 @@ import Darwin
 #endif
 
 /// Where one simulated person is over time: arriving at the entrance, walking to each stop,
-/// dwelling there facing the beacon, walking out, and (if they repeat) coming back later.
-/// Built leg by leg as time goes on; every draw comes from the person's own random stream.
+/// dwelling there facing the beacon (or, if people turn, facing it first and then turning now and
+/// then), walking out, and (if they repeat) coming back later. Built leg by leg as time goes on;
+/// every draw comes from the person's own random streams.
 struct Itinerary: Sendable {
     /// What a person is doing during a leg.
     enum Activity: Equatable, Sendable {
@@ -23,8 +24,8 @@ struct Itinerary: Sendable {
         var from: Scenario.Point
         var to: Scenario.Point
         var activity: Activity
-        /// For dwelling, where the person looks (the beacon).
-        var facing: Scenario.Point?
+        /// Direction the person faces, radians.
+        var heading: Double
     }
 
     /// Where the person is and what they do at one moment.
@@ -37,15 +38,21 @@ struct Itinerary: Sendable {
 
     private let person: Scenario.Person
     private let beacons: [String: Scenario.Beacon]
+    /// Mean time between turns while dwelling, ms; 0: always facing the beacon.
+    private let turnInterval: Int64
     private var random: RandomSource
+    /// The turns' own stream, so that turning changes no stop, spot or dwell.
+    private var turns: RandomSource
     private(set) var legs: [Leg] = []
     private var cursor = 0
 
-    init(person: Scenario.Person, beacons: [String: Scenario.Beacon], seed: UInt64) {
+    init(person: Scenario.Person, beacons: [String: Scenario.Beacon], seed: UInt64, turnInterval: Int64) {
         self.person = person
         self.beacons = beacons
+        self.turnInterval = turnInterval
         random = RandomSource(seed: seed, labels: "itinerary", person.user)
-        legs.append(Leg(start: .min / 2, end: person.arrive, from: person.entrance, to: person.entrance, activity: .away))
+        turns = RandomSource(seed: seed, labels: "turns", person.user)
+        legs.append(Leg(start: .min / 2, end: person.arrive, from: person.entrance, to: person.entrance, activity: .away, heading: 0))
     }
 
     /// The person's pose at `time` (ms after the start); times must not go backwards by more than one leg.
@@ -57,9 +64,7 @@ struct Itinerary: Sendable {
         let span = Double(max(1, leg.end - leg.start))
         let share = leg.activity == .walking ? min(1, max(0, Double(time - leg.start) / span)) : 0
         let position = Scenario.Point(x: leg.from.x + (leg.to.x - leg.from.x) * share, y: leg.from.y + (leg.to.y - leg.from.y) * share)
-        let target = leg.facing ?? leg.to
-        let heading = atan2(target.y - leg.from.y, target.x - leg.from.x)
-        return Pose(position: position, heading: heading, activity: leg.activity)
+        return Pose(position: position, heading: leg.heading, activity: leg.activity)
     }
 
     /// Appends one visit: the walk through every stop and out, then the time away (for ever,
@@ -72,20 +77,38 @@ struct Itinerary: Sendable {
             let angle = random.uniform() * 2 * .pi
             let spot = Scenario.Point(x: beacon.x + stop.offset * cos(angle), y: beacon.y + stop.offset * sin(angle))
             time = walk(from: here, to: spot, at: time)
-            legs.append(Leg(start: time, end: time + stop.dwell, from: spot, to: spot, activity: .dwelling(beacon: stop.beacon),
-                            facing: Scenario.Point(x: beacon.x, y: beacon.y)))
+            dwell(at: spot, facing: Scenario.Point(x: beacon.x, y: beacon.y), stop: stop, from: time)
             time += stop.dwell
             here = spot
         }
         time = walk(from: here, to: person.entrance, at: time)
         let awayUntil = person.repeats ? time + person.away : .max / 2
-        legs.append(Leg(start: time, end: awayUntil, from: person.entrance, to: person.entrance, activity: .away))
+        legs.append(Leg(start: time, end: awayUntil, from: person.entrance, to: person.entrance, activity: .away, heading: 0))
+    }
+
+    /// Appends the stay at `stop`: one leg facing the beacon, or, when people turn, a leg per
+    /// heading, the first facing the beacon and each next one facing a direction drawn uniformly,
+    /// after exponentially distributed intervals of mean `turnInterval`.
+    private mutating func dwell(at spot: Scenario.Point, facing beacon: Scenario.Point, stop: Scenario.Stop, from time: Int64) {
+        let end = time + stop.dwell
+        var start = time
+        var heading = atan2(beacon.y - spot.y, beacon.x - spot.x)
+        repeat {
+            var until = end
+            if turnInterval > 0 {
+                let interval = -log(1 - turns.uniform()) * Double(turnInterval)
+                until = min(end, start + max(1, Int64(interval.rounded())))
+            }
+            legs.append(Leg(start: start, end: until, from: spot, to: spot, activity: .dwelling(beacon: stop.beacon), heading: heading))
+            start = until
+            if turnInterval > 0 { heading = turns.uniform() * 2 * .pi }
+        } while start < end
     }
 
     private mutating func walk(from: Scenario.Point, to: Scenario.Point, at time: Int64) -> Int64 {
         let duration = Int64((from.distance(to: to) / person.speed * 1000).rounded())
         guard duration > 0 else { return time }
-        legs.append(Leg(start: time, end: time + duration, from: from, to: to, activity: .walking))
+        legs.append(Leg(start: time, end: time + duration, from: from, to: to, activity: .walking, heading: atan2(to.y - from.y, to.x - from.x)))
         return time + duration
     }
 }

@@ -21,6 +21,7 @@ extension Scenario {
 extension Scenario.Radio {
     private enum Keys: String, CodingKey {
         case pathLossExponent, shadowingSigma, shadowingTime, fadingSigma, packetLoss, bodyLoss, nodeGainSigma, sensitivity, txPower, advertisingInterval
+        case lossFadeWidth, turnInterval, sharedShadowingSigma, fading, nodeGainSpread
     }
 
     public init(from decoder: any Decoder) throws {
@@ -36,6 +37,18 @@ extension Scenario.Radio {
         sensitivity = try c.decodeIfPresent(Double.self, forKey: .sensitivity) ?? d.sensitivity
         txPower = try c.decodeIfPresent(Double.self, forKey: .txPower) ?? d.txPower
         advertisingInterval = try c.decodeDuration(.advertisingInterval) ?? d.advertisingInterval
+        lossFadeWidth = try c.decodeIfPresent(Double.self, forKey: .lossFadeWidth) ?? d.lossFadeWidth
+        turnInterval = try c.decodeDuration(.turnInterval) ?? d.turnInterval
+        sharedShadowingSigma = try c.decodeIfPresent(Double.self, forKey: .sharedShadowingSigma) ?? d.sharedShadowingSigma
+        fading = d.fading
+        if let name = try c.decodeIfPresent(String.self, forKey: .fading) {
+            guard let model = Fading(rawValue: name) else {
+                let known = Fading.allCases.map(\.rawValue).joined(separator: " or ")
+                throw DecodingError.dataCorruptedError(forKey: .fading, in: c, debugDescription: "fading '\(name)' is not known: expected \(known)")
+            }
+            fading = model
+        }
+        nodeGainSpread = try c.decodeIfPresent(Double.self, forKey: .nodeGainSpread) ?? d.nodeGainSpread
     }
 }
 

@@ -20,32 +20,6 @@ public struct Scenario: Codable, Sendable, Equatable {
         self.people = people
     }
 
-    /// The radio environment.
-    public struct Radio: Codable, Sendable, Equatable {
-        /// Log-distance path-loss exponent.
-        public var pathLossExponent = 2.2
-        /// Standard deviation of the slow shadowing, per (transmitter, receiver), dB.
-        public var shadowingSigma = 4.0
-        /// How long shadowing stays correlated (its time constant), ms.
-        public var shadowingTime: Int64 = 5_000
-        /// Standard deviation of the fast fading of each packet, dB.
-        public var fadingSigma = 2.0
-        /// Share of packets lost.
-        public var packetLoss = 0.3
-        /// Extra loss when the carrier's body stands between transmitter and receiver, dB.
-        public var bodyLoss = 6.0
-        /// Standard deviation of each receiver's fixed gain error, dB.
-        public var nodeGainSigma = 2.0
-        /// Weakest receivable signal, dBm.
-        public var sensitivity = -100.0
-        /// Calibrated power at 1 m of tags and beacons unless they say otherwise.
-        public var txPower = -59.0
-        /// Time between advertisements, ms (each packet is jittered by up to 10 ms, as BLE does).
-        public var advertisingInterval: Int64 = 1_000
-
-        public init() {}
-    }
-
     /// An attenuating wall between two points.
     public struct Wall: Codable, Sendable, Equatable {
         public var from: Point
@@ -179,11 +153,6 @@ public struct Scenario: Codable, Sendable, Equatable {
                 throw ValueError("person '\(person.user)' stops at beacon '\(stop.beacon)', which the scenario does not define")
             }
         }
-        guard radio.packetLoss >= 0, radio.packetLoss < 1 else {
-            throw ValueError("packetLoss \(radio.packetLoss) is not valid: expected a share from 0 to below 1")
-        }
-        guard radio.advertisingInterval >= 20 else {
-            throw ValueError("advertisingInterval \(radio.advertisingInterval) ms is not valid: expected 20 ms or more")
-        }
+        try radio.validate()
     }
 }

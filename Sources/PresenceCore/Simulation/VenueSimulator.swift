@@ -19,7 +19,6 @@ public struct VenueSimulator: Sendable {
     private var links: [LinkID: LinkState] = [:]
     private let gains: [String: Double]
     private let beaconsByKey: [String: Scenario.Beacon]
-    private let nodesByKey: [String: Scenario.Node]
     private let receivingNodes: Set<String>?
 
     /// What a node heard.
@@ -36,22 +35,15 @@ public struct VenueSimulator: Sendable {
         self.start = start
         receivingNodes = nodes
         beaconsByKey = Dictionary(scenario.beacons.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
-        nodesByKey = Dictionary(scenario.nodes.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
         var gains: [String: Double] = [:]
-        for node in scenario.nodes {
-            var random = RandomSource(seed: scenario.seed, labels: "gain", node.key)
-            gains[node.key] = random.gaussian() * scenario.radio.nodeGainSigma
-        }
-        for person in scenario.people {
-            if let scanner = person.scanner, gains[scanner] == nil {
-                var random = RandomSource(seed: scenario.seed, labels: "gain", scanner)
-                gains[scanner] = random.gaussian() * scenario.radio.nodeGainSigma
-            }
+        for key in scenario.nodes.map(\.key) + scenario.people.compactMap(\.scanner) where gains[key] == nil {
+            gains[key] = scenario.radio.gain(of: key, seed: scenario.seed)
         }
         self.gains = gains
         var transmitters: [Transmitter] = []
         for person in scenario.people {
-            itineraries[person.user] = Itinerary(person: person, beacons: beaconsByKey, seed: scenario.seed)
+            itineraries[person.user] = Itinerary(person: person, beacons: beaconsByKey, seed: scenario.seed,
+                                                 turnInterval: scenario.radio.turnInterval)
             if let device = person.device {
                 transmitters.append(Transmitter(kind: .tag(user: person.user), identity: device, tx: person.tx ?? scenario.radio.txPower,
                                                 seed: scenario.seed, interval: scenario.radio.advertisingInterval))
@@ -65,6 +57,12 @@ public struct VenueSimulator: Sendable {
             }
         }
         self.transmitters = transmitters
+    }
+
+    /// The receive gain error drawn for `node` (a fixed node or a carried scanner), dB: what a
+    /// perfect calibration would find. 0 for a node the scenario does not have.
+    public func gain(of node: String) -> Double {
+        gains[node] ?? 0
     }
 
     /// Everything heard from the last call up to `time` (epoch ms), in time order.
@@ -102,28 +100,32 @@ public struct VenueSimulator: Sendable {
     // MARK: Radio
 
     private mutating func transmit(_ index: Int, at moment: Int64, into heard: inout [Heard]) {
-        let transmitter = transmitters[index]
-        switch transmitter.kind {
+        let radio = scenario.radio
+        switch transmitters[index].kind {
         case .tag(let user):
             guard var itinerary = itineraries[user] else { return }
             let pose = itinerary.pose(at: moment)
             itineraries[user] = itinerary
             guard pose.activity != .away else { return }
+            let shared = transmitters[index].sharedShadow(at: moment, sigma: radio.sharedShadowingSigma, constant: radio.shadowingTime)
+            let transmitter = transmitters[index]
             for node in scenario.nodes where receivingNodes?.contains(node.key) ?? true {
                 let receiver = Scenario.Point(x: node.x, y: node.y)
                 let body = blocks(pose, toward: receiver)
-                receive(transmitter, from: pose.position, node: node.key, at: receiver, bodyBlocked: body, moment: moment, into: &heard)
+                receive(transmitter, from: pose.position, node: node.key, at: receiver, bodyBlocked: body, sharedShadow: shared, moment: moment, into: &heard)
             }
         case .beacon(let key):
             guard let beacon = beaconsByKey[key] else { return }
             let source = Scenario.Point(x: beacon.x, y: beacon.y)
+            let shared = transmitters[index].sharedShadow(at: moment, sigma: radio.sharedShadowingSigma, constant: radio.shadowingTime)
+            let transmitter = transmitters[index]
             for person in scenario.people {
                 guard let scanner = person.scanner, receivingNodes?.contains(scanner) ?? true, var itinerary = itineraries[person.user] else { continue }
                 let pose = itinerary.pose(at: moment)
                 itineraries[person.user] = itinerary
                 guard pose.activity != .away else { continue }
                 let body = blocks(pose, toward: source)
-                receive(transmitter, from: source, node: scanner, at: pose.position, bodyBlocked: body, moment: moment, into: &heard)
+                receive(transmitter, from: source, node: scanner, at: pose.position, bodyBlocked: body, sharedShadow: shared, moment: moment, into: &heard)
             }
         }
     }
@@ -137,20 +139,22 @@ public struct VenueSimulator: Sendable {
     }
 
     private mutating func receive(_ transmitter: Transmitter, from source: Scenario.Point, node: String, at receiver: Scenario.Point,
-                                  bodyBlocked: Bool, moment: Int64, into heard: inout [Heard]) {
+                                  bodyBlocked: Bool, sharedShadow: Double, moment: Int64, into heard: inout [Heard]) {
         let radio = scenario.radio
         let id = LinkID(transmitter: transmitter.identity, node: node)
         var link = links[id] ?? LinkState(seed: scenario.seed, id: id, sigma: radio.shadowingSigma, at: moment)
-        let shadow = link.shadow(at: moment, sigma: radio.shadowingSigma, time: radio.shadowingTime)
-        let fading = link.random.gaussian() * radio.fadingSigma
-        let lost = link.random.uniform() < radio.packetLoss
+        let shadow = link.shadowing.advance(to: moment, sigma: radio.shadowingSigma, constant: radio.shadowingTime, random: &link.random) + sharedShadow
+        let fading = radio.fade(&link.random)
+        let draw = link.random.uniform()
         links[id] = link
-        guard !lost else { return }
+        guard draw >= radio.packetLoss else { return }
         let distance = max(0.1, source.distance(to: receiver))
-        var rssi = transmitter.tx - 10 * radio.pathLossExponent * log10(distance)
-        rssi -= wallLoss(from: source, to: receiver)
-        if bodyBlocked { rssi -= radio.bodyLoss }
-        rssi += shadow + fading + (gains[node] ?? 0)
+        var mean = transmitter.tx - 10 * radio.pathLossExponent * log10(distance)
+        mean -= wallLoss(from: source, to: receiver)
+        if bodyBlocked { mean -= radio.bodyLoss }
+        let gain = gains[node] ?? 0
+        guard draw >= radio.lossShare(expected: mean + (shadow + gain)) else { return }
+        let rssi = mean + (shadow + fading + gain)
         guard rssi >= radio.sensitivity else { return }
         let value = Int(min(max(rssi.rounded(), -127), 20))
         heard.append(Heard(node: node, sighting: Sighting(ts: start + moment, id: transmitter.identity, rssi: value, tx: Int(transmitter.tx.rounded()))))
@@ -170,60 +174,5 @@ public struct VenueSimulator: Sendable {
         }
         let d1 = side(q1, q2, p1), d2 = side(q1, q2, p2), d3 = side(p1, p2, q1), d4 = side(p1, p2, q2)
         return ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0))
-    }
-}
-
-private struct Transmitter: Sendable {
-    enum Kind: Sendable {
-        case tag(user: String)
-        case beacon(key: String)
-    }
-
-    let kind: Kind
-    let identity: String
-    let tx: Double
-    let interval: Int64
-    var random: RandomSource
-    /// Next advertisement, ms after the start.
-    var next: Int64
-
-    init(kind: Kind, identity: String, tx: Double, seed: UInt64, interval: Int64) {
-        self.kind = kind
-        self.identity = identity
-        self.tx = tx
-        self.interval = interval
-        random = RandomSource(seed: seed, labels: "advertising", identity)
-        next = Int64(random.uniform() * Double(interval))
-    }
-
-    mutating func scheduleNext() {
-        next += interval + Int64(random.uniform() * 10)
-    }
-}
-
-private struct LinkID: Hashable, Sendable {
-    var transmitter: String
-    var node: String
-}
-
-/// One transmitter-receiver pair: its random stream and its shadowing, an Ornstein-Uhlenbeck
-/// process (correlated in time, stationary with the configured sigma).
-private struct LinkState: Sendable {
-    var random: RandomSource
-    var shadowing: Double
-    var lastTime: Int64
-
-    init(seed: UInt64, id: LinkID, sigma: Double, at time: Int64) {
-        random = RandomSource(seed: seed, labels: "link", id.transmitter, id.node)
-        shadowing = random.gaussian() * sigma
-        lastTime = time
-    }
-
-    mutating func shadow(at time: Int64, sigma: Double, time constant: Int64) -> Double {
-        let elapsed = Double(max(0, time - lastTime))
-        let rho = constant > 0 ? exp(-elapsed / Double(constant)) : 0
-        shadowing = shadowing * rho + sigma * (1 - rho * rho).squareRoot() * random.gaussian()
-        lastTime = time
-        return shadowing
     }
 }
