@@ -63,7 +63,7 @@ enum ChannelGrid {
             let name = prefix + ([cell.venue.rawValue] + levels(cell.harsh).map(\.name)).joined(separator: " ")
             let note = ([venueNote(cell.venue)] + levels(cell.harsh).map(\.note) + [people, "seed \(cell.seed)"]).joined(separator: "; ")
             let scenario = venue(cell.venue, radio: radio(cell.harsh), size: size, seed: cell.seed)
-            return BenchScenario(name: name, note: note, dataset: nil) { [try SimulatedRecording.run(scenario, name: name, duration: size.duration)] }
+            return BenchScenario(name: name, note: note, dataset: nil, heldOut: true) { [try SimulatedRecording.run(scenario, name: name, duration: size.duration)] }
         }
     }
 
