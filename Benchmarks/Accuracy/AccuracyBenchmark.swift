@@ -68,6 +68,14 @@ enum AccuracyBenchmark {
                     + (options.part == .all ? "" : options.part == .tuning ? " (sim scenarios, even-numbered dataset runs)" : " (grid scenarios, odd-numbered dataset runs: held out)"))
         report.table(options.markdown ? table.markdown() : table.plain())
         report.list("Channel grid: worst cells", WorstCells.lines(rows))
+        report.list("Self-calibration (the calib scenarios: the engine's dwell accuracy with the node gains unknown, fitted from node links, known)",
+                    ["engine", "engine self-cal"].compactMap { method in
+                        CalibrationExperiment.recovered(rows, method: method).map { result in
+                            "\(method): \(ResultTable.format(result.unknown * 100, decimals: 1)) % → \(ResultTable.format(result.fitted * 100, decimals: 1)) % "
+                                + "(true gains: \(ResultTable.format(result.known * 100, decimals: 1)) %): "
+                                + (result.share.map { "\(ResultTable.format($0 * 100, decimals: 0)) % of the gap recovered" } ?? "no gap to recover")
+                        }
+                    })
         report.list("Scenarios", notes)
         report.list("Datasets (as their SOURCE.txt states)", sources.map { "\($0.folder): " + $0.lines.joined(separator: "; ") })
         report.list("Legend", Legend.lines)

@@ -92,3 +92,34 @@ import Glibc
         #expect(!NodeBeacon.isNodeBeacon("ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2"))
     }
 }
+
+/// The fit on what the simulator's nodes hear of each other's node beacons.
+@Suite struct SimulatedNodeCalibrationTests {
+    @Test func nodeBeaconsHeardInASimulatedHallGiveBackTheNodesGains() throws {
+        var radio = Scenario.Radio()
+        radio.nodeGainSigma = 0
+        radio.nodeGainSpread = 4
+        radio.shadowingSigma = 4
+        radio.nodeBeaconInterval = 1_000
+        let nodes = (0 ..< 12).map { Scenario.Node(key: "node-\($0)", x: Double($0 % 4) * 5, y: Double($0 / 4) * 5) }
+        let scenario = Scenario(venue: "hall", seed: 21, radio: radio, beacons: [Scenario.Beacon(key: "a", x: 0, y: 0)], nodes: nodes, people: [])
+        var simulator = try VenueSimulator(scenario: scenario, start: 0)
+        var calibration = NodeLinkCalibration(nodes: nodes.map { NodeLinkCalibration.Node(key: $0.key, x: $0.x, y: $0.y) })
+        let senders = Dictionary(uniqueKeysWithValues: nodes.map { (NodeBeacon.identity(of: $0.key), $0.key) })
+        let heard = simulator.advance(to: 5 * 60_000)
+        for sighting in heard {
+            let sender = try #require(senders[sighting.sighting.id], "only node beacons are on the air")
+            #expect(sighting.sighting.tx == -59, "a node advertises the nominal power, not its own error")
+            calibration.add(receiver: sighting.node, transmitter: sender, pathLoss: Double(-59 - sighting.sighting.rssi))
+        }
+        let fit = try #require(calibration.fit())
+        let gains = nodes.map { simulator.gain(of: $0.key) }
+        let mean = gains.reduce(0, +) / Double(gains.count)
+        #expect((gains.max() ?? 0) - (gains.min() ?? 0) > 4, "the hall's nodes differ enough for the test to mean something")
+        for (node, gain) in zip(nodes, gains) {
+            let offset = try #require(fit.offsets[node.key])
+            #expect(abs(offset + (gain - mean)) < 1, "\(node.key): fitted \(offset), true \(-(gain - mean))")
+        }
+        #expect(abs(fit.exponent - 2.2) < 0.2)
+    }
+}

@@ -7,9 +7,14 @@ enum SimulatedRecording {
     /// The epoch time the simulations start at (2025-11-22 00:00 UTC).
     static let epoch: Int64 = 1_763_769_600_000
 
-    static func run(_ scenario: Scenario, name: String, duration: Int64) throws -> BenchRun {
+    /// The run of `scenario`; `offsets` are the nodes' registered RSSI offsets (dB, by node key).
+    static func run(_ scenario: Scenario, name: String, duration: Int64, offsets: [String: Double] = [:]) throws -> BenchRun {
         var simulator = try VenueSimulator(scenario: scenario, start: epoch)
-        var matcher = ObservationMatcher(registry: registry(of: scenario))
+        var registry = registry(of: scenario)
+        for (key, offset) in offsets {
+            registry.nodes[key]?.rssiOffset = offset
+        }
+        var matcher = ObservationMatcher(registry: registry)
         var truth: [String: StepTimeline<TruthState>] = [:]
         for person in scenario.people { truth[person.user] = StepTimeline(initial: .nowhere) }
         var observations: [Observation] = []

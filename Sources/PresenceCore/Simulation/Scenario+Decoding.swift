@@ -21,7 +21,7 @@ extension Scenario {
 extension Scenario.Radio {
     private enum Keys: String, CodingKey {
         case pathLossExponent, shadowingSigma, shadowingTime, fadingSigma, packetLoss, bodyLoss, nodeGainSigma, sensitivity, txPower, advertisingInterval
-        case lossFadeWidth, turnInterval, sharedShadowingSigma, fading, nodeGainSpread
+        case lossFadeWidth, turnInterval, sharedShadowingSigma, fading, nodeGainSpread, nodeBeaconInterval
     }
 
     public init(from decoder: any Decoder) throws {
@@ -39,6 +39,7 @@ extension Scenario.Radio {
         advertisingInterval = try c.decodeDuration(.advertisingInterval) ?? d.advertisingInterval
         lossFadeWidth = try c.decodeIfPresent(Double.self, forKey: .lossFadeWidth) ?? d.lossFadeWidth
         turnInterval = try c.decodeDuration(.turnInterval) ?? d.turnInterval
+        nodeBeaconInterval = try c.decodeDuration(.nodeBeaconInterval) ?? d.nodeBeaconInterval
         sharedShadowingSigma = try c.decodeIfPresent(Double.self, forKey: .sharedShadowingSigma) ?? d.sharedShadowingSigma
         fading = d.fading
         if let name = try c.decodeIfPresent(String.self, forKey: .fading) {

@@ -42,6 +42,12 @@ extension Scenario {
         /// Half-width of a uniformly drawn part of each receiver's fixed gain error, dB: the gain
         /// is off by up to ±spread (plus the gaussian `nodeGainSigma` part); 0 turns it off.
         public var nodeGainSpread = 0.0
+        /// How often each fixed node transmits its node beacon (`NodeBeacon`, as
+        /// `presence-scanner --advertise` does), ms; 0 turns it off. The other fixed nodes hear it
+        /// (walls, shadowing and fading apply, no body); its power is `txPower` plus the node's
+        /// own gain error (an antenna loses alike both ways) plus a transmit error of its own,
+        /// σ 1 dB.
+        public var nodeBeaconInterval: Int64 = 0
 
         public init() {}
 
@@ -75,6 +81,9 @@ extension Scenario.Radio {
         }
         guard sharedShadowingSigma >= 0 else {
             throw ValueError("sharedShadowingSigma \(sharedShadowingSigma) dB is not valid: expected 0 (off) or more")
+        }
+        guard nodeBeaconInterval == 0 || nodeBeaconInterval >= 20 else {
+            throw ValueError("nodeBeaconInterval \(nodeBeaconInterval) ms is not valid: expected 0 (off) or 20 ms or more")
         }
         guard nodeGainSpread >= 0 else {
             throw ValueError("nodeGainSpread \(nodeGainSpread) dB is not valid: expected 0 (off) or more")

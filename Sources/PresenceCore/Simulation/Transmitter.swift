@@ -1,14 +1,18 @@
-/// Something the simulator hears: a person's tag or a beacon with an identity, advertising at its
-/// interval with BLE's jitter, and the shadowing that all of its links share.
+/// Something the simulator hears: a person's tag, a beacon with an identity or a node's own
+/// beacon, advertising at its interval with BLE's jitter, and the shadowing that all of its links
+/// share.
 struct Transmitter: Sendable {
     enum Kind: Sendable {
         case tag(user: String)
         case beacon(key: String)
+        case node(key: String)
     }
 
     let kind: Kind
     let identity: String
+    /// The power it transmits with (at 1 m), and the power its frames say it does.
     let tx: Double
+    let advertisedTx: Double
     let interval: Int64
     var random: RandomSource
     /// Next advertisement, ms after the start.
@@ -17,10 +21,11 @@ struct Transmitter: Sendable {
     private var shared: Shadowing?
     private var sharedRandom: RandomSource
 
-    init(kind: Kind, identity: String, tx: Double, seed: UInt64, interval: Int64) {
+    init(kind: Kind, identity: String, tx: Double, advertisedTx: Double? = nil, seed: UInt64, interval: Int64) {
         self.kind = kind
         self.identity = identity
         self.tx = tx
+        self.advertisedTx = advertisedTx ?? tx
         self.interval = interval
         random = RandomSource(seed: seed, labels: "advertising", identity)
         next = Int64(random.uniform() * Double(interval))

@@ -56,6 +56,14 @@ public struct VenueSimulator: Sendable {
                                                 seed: scenario.seed, interval: scenario.radio.advertisingInterval))
             }
         }
+        if scenario.radio.nodeBeaconInterval > 0 {
+            for node in scenario.nodes {
+                var random = RandomSource(seed: scenario.seed, labels: "transmit-gain", node.key)
+                let tx = scenario.radio.txPower + (gains[node.key] ?? 0) + random.gaussian()
+                transmitters.append(Transmitter(kind: .node(key: node.key), identity: NodeBeacon.identity(of: node.key), tx: tx,
+                                                advertisedTx: scenario.radio.txPower, seed: scenario.seed, interval: scenario.radio.nodeBeaconInterval))
+            }
+        }
         self.transmitters = transmitters
     }
 
@@ -127,6 +135,15 @@ public struct VenueSimulator: Sendable {
                 let body = blocks(pose, toward: source)
                 receive(transmitter, from: source, node: scanner, at: pose.position, bodyBlocked: body, sharedShadow: shared, moment: moment, into: &heard)
             }
+        case .node(let key):
+            guard let sender = scenario.nodes.first(where: { $0.key == key }) else { return }
+            let source = Scenario.Point(x: sender.x, y: sender.y)
+            let shared = transmitters[index].sharedShadow(at: moment, sigma: radio.sharedShadowingSigma, constant: radio.shadowingTime)
+            let transmitter = transmitters[index]
+            for node in scenario.nodes where node.key != key && receivingNodes?.contains(node.key) ?? true {
+                receive(transmitter, from: source, node: node.key, at: Scenario.Point(x: node.x, y: node.y), bodyBlocked: false,
+                        sharedShadow: shared, moment: moment, into: &heard)
+            }
         }
     }
 
@@ -157,7 +174,7 @@ public struct VenueSimulator: Sendable {
         let rssi = mean + (shadow + fading + gain)
         guard rssi >= radio.sensitivity else { return }
         let value = Int(min(max(rssi.rounded(), -127), 20))
-        heard.append(Heard(node: node, sighting: Sighting(ts: start + moment, id: transmitter.identity, rssi: value, tx: Int(transmitter.tx.rounded()))))
+        heard.append(Heard(node: node, sighting: Sighting(ts: start + moment, id: transmitter.identity, rssi: value, tx: Int(transmitter.advertisedTx.rounded()))))
     }
 
     private func wallLoss(from a: Scenario.Point, to b: Scenario.Point) -> Double {
