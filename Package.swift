@@ -80,6 +80,8 @@ let package = Package(
         .executableTarget(name: "presence-fuzz", dependencies: ["PresenceCore"], path: "Fuzz", swiftSettings: strict),
 
         .testTarget(name: "PresenceCoreTests", dependencies: ["PresenceCore"], swiftSettings: strict),
+        // Pure tests of the BlueZ adapter (command layouts, configuration); nothing here opens a socket.
+        .testTarget(name: "PresenceBLETests", dependencies: ["PresenceBLE", "CBlueZ", "PresenceCore"], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", "PresenceCLI", "PresenceAggregator", arguments, log],

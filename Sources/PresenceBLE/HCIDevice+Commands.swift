@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// LE scan commands. libbluetooth's helpers send the legacy ones; the extended ones (Bluetooth
-/// 5: LE Set Extended Scan Parameters 0x2041, Enable 0x2042) go through `hci_send_req`.
+/// 5: LE Set Extended Scan Parameters 0x2041, Enable 0x2042) go through `hci_send_req`, as the
+/// advertising commands do.
 extension HCIDevice {
     /// Which commands a controller accepted.
     enum ScanCommands: Sendable {
@@ -32,8 +33,11 @@ extension HCIDevice {
         // Command disallowed: the controller is driven with extended commands.
         _ = try sendLE(ocf: 0x0042, [0, 0, 0, 0, 0, 0], adapter: configuration.adapter)
         let parameters: [UInt8] = [0, 0, 0x01, type, UInt8(interval & 0xFF), UInt8(interval >> 8), UInt8(window & 0xFF), UInt8(window >> 8)]
-        try requireSuccess(sendLE(ocf: 0x0041, parameters, adapter: configuration.adapter), "set extended LE scan parameters", configuration.adapter)
-        try requireSuccess(sendLE(ocf: 0x0042, [1, 0, 0, 0, 0, 0], adapter: configuration.adapter), "enable extended LE scanning", configuration.adapter)
+        let disallowed = "another program is scanning; try --monitor"
+        try requireSuccess(sendLE(ocf: 0x0041, parameters, adapter: configuration.adapter), "set extended LE scan parameters", configuration.adapter,
+                           disallowed: disallowed)
+        try requireSuccess(sendLE(ocf: 0x0042, [1, 0, 0, 0, 0, 0], adapter: configuration.adapter), "enable extended LE scanning", configuration.adapter,
+                           disallowed: disallowed)
         return .extended
     }
 
@@ -46,7 +50,7 @@ extension HCIDevice {
     }
 
     /// Sends an LE controller command and returns its status byte.
-    private func sendLE(ocf: UInt16, _ parameters: [UInt8], adapter: String) throws(BLEError) -> UInt8 {
+    func sendLE(ocf: UInt16, _ parameters: [UInt8], adapter: String) throws(BLEError) -> UInt8 {
         var status: UInt8 = 0xFF
         var command = parameters
         let rc = command.withUnsafeMutableBytes { commandBytes in
@@ -56,13 +60,19 @@ extension HCIDevice {
                 return hci_send_req(descriptor, &request, 1000)
             }
         }
-        guard rc >= 0 else { throw BLEError.failed("HCI command 0x20\(String(ocf & 0xFF, radix: 16)) failed", adapter: adapter) }
+        guard rc >= 0 else {
+            let low = ocf & 0xFF
+            throw BLEError.failed("HCI command 0x20\(low < 0x10 ? "0" : "")\(String(low, radix: 16)) failed", adapter: adapter)
+        }
         return status
     }
 
-    private func requireSuccess(_ status: UInt8, _ what: String, _ adapter: String) throws(BLEError) {
+    /// Throws unless `status` is success, naming what failed; `disallowed` says why the controller
+    /// may have answered 0x0C, command disallowed.
+    func requireSuccess(_ status: UInt8, _ what: String, _ adapter: String, disallowed: String) throws(BLEError) {
         guard status == 0 else {
-            throw BLEError("cannot \(what) on \(adapter): controller status 0x\(String(status, radix: 16))\(status == 0x0C ? " (command disallowed: another program is scanning; try --monitor)" : "")")
+            let hex = (status < 0x10 ? "0" : "") + String(status, radix: 16)
+            throw BLEError("cannot \(what) on \(adapter): controller status 0x\(hex)\(status == 0x0C ? " (command disallowed: \(disallowed))" : "")")
         }
     }
 }

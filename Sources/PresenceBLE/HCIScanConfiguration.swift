@@ -18,6 +18,9 @@ public struct HCIScanConfiguration: Sendable, Equatable {
     /// Scan interval and window, ms (0.625 ms steps, 2.5 ms to 10.24 s; window ≤ interval).
     public var interval = 100.0
     public var window = 100.0
+    /// What to transmit through the same adapter while scanning; nil (the default) transmits
+    /// nothing. Needs the `scan` mode: the monitor channel sends no command.
+    public var advertising: HCIAdvertisingConfiguration?
 
     public init(adapter: String) {
         self.adapter = adapter
@@ -33,6 +36,12 @@ public struct HCIScanConfiguration: Sendable, Equatable {
         }
         guard (2.5 ... 10_240).contains(window), window <= interval else {
             throw BLEError("scan window \(window) ms is not valid: expected 2.5 ms up to the interval (\(interval) ms)")
+        }
+        if let advertising {
+            guard mode == .scan else {
+                throw BLEError("advertising needs the raw HCI channel: the monitor mode sends no command to adapter \(adapter)")
+            }
+            try advertising.validate()
         }
     }
 

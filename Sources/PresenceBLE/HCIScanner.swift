@@ -7,7 +7,8 @@ import class Foundation.Thread
 /// Scans one adapter and delivers its HCI event packets (advertising reports among them) as an
 /// `AsyncStream`, read on a thread of its own so that blocking reads never touch Swift's
 /// cooperative pool. When the adapter goes away or resets, it reopens it and scans again, with
-/// back-off. On stop it turns off the scan it started.
+/// back-off. With `configuration.advertising` it also transmits through the adapter (again after a
+/// reopen). On stop it turns off the scan and the advertising it started.
 public final class HCIScanner: Sendable {
     public let configuration: HCIScanConfiguration
     /// Event packets as they are read; finishes after `stop`.
@@ -20,8 +21,8 @@ public final class HCIScanner: Sendable {
         var stopping = false
     }
 
-    /// Opens the adapter and starts scanning; errors (no adapter, no kernel support, missing
-    /// capabilities, a refused command) are thrown here, before any thread starts.
+    /// Opens the adapter and starts scanning (and advertising); errors (no adapter, no kernel
+    /// support, missing capabilities, a refused command) are thrown here, before any thread starts.
     public init(configuration: HCIScanConfiguration, logger: Logger) throws(BLEError) {
         try configuration.validate()
         self.configuration = configuration
@@ -30,7 +31,8 @@ public final class HCIScanner: Sendable {
         let device = try Self.open(configuration)
         let commands = try Self.start(device, configuration)
         logger.notice("scanning", metadata: ["adapter": "\(configuration.adapter)", "mode": "\(configuration.mode.rawValue)",
-                                             "commands": "\(commands.map { "\($0)" } ?? "none")", "active": "\(configuration.active)"])
+                                             "commands": "\(commands.map { "\($0)" } ?? "none")", "active": "\(configuration.active)",
+                                             "advertising_ms": "\(configuration.advertising.map { "\($0.interval)" } ?? "off")"])
         let thread = Thread { [self] in self.read(device, commands) }
         thread.name = "hci-\(configuration.adapter)"
         thread.start()
@@ -45,8 +47,17 @@ public final class HCIScanner: Sendable {
 
     private static func start(_ device: HCIDevice, _ configuration: HCIScanConfiguration) throws(BLEError) -> HCIDevice.ScanCommands? {
         guard configuration.mode == .scan else { return nil }
-        do {
-            return try device.startScan(configuration)
+        do throws(BLEError) {
+            let commands = try device.startScan(configuration)
+            if let advertising = configuration.advertising {
+                do {
+                    try device.startAdvertising(advertising, adapter: configuration.adapter)
+                } catch {
+                    device.stopScan(commands)
+                    throw error
+                }
+            }
+            return commands
         } catch {
             device.close()
             throw error
@@ -92,6 +103,7 @@ public final class HCIScanner: Sendable {
             }
         }
         if let device {
+            if commands != nil, configuration.advertising != nil { device.stopAdvertising() }
             if let commands { device.stopScan(commands) }
             device.close()
         }

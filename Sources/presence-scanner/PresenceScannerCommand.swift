@@ -45,6 +45,15 @@ struct PresenceScannerCommand: AsyncParsableCommand {
     @Flag(help: "Send no scan command: read the reports of the scan bluetoothd runs, through the HCI monitor channel.")
     var monitor = false
 
+    @Flag(help: "Also transmit this node's own iBeacon through the --hci adapter (raw channel only), so that other nodes hear it for self-calibration.")
+    var advertise = false
+
+    @Option(parsing: .unconditional, help: "With --advertise: the measured power at 1 m the beacon states, dBm (-127 to 20, not 0; default -59).")
+    var advertiseTx: Int?
+
+    @Option(help: "With --advertise: how often the beacon is sent, 100ms to 10.24s (default 1s).")
+    var advertiseInterval: String?
+
     @Option(help: "Replay speed: a factor (2 = twice as fast) or 'max'.")
     var speed = "1"
 
@@ -95,6 +104,7 @@ struct PresenceScannerCommand: AsyncParsableCommand {
             throw ValidationError("choose one source: --hci ADAPTER, --btsnoop FILE or --simulate VENUE-FILE")
         }
         for node in nodes { _ = try Slug(node, what: "node") }
+        let beacon = try advertisedBeacon()
         let configuration = try scannerConfiguration()
         let service: any Service
         if let simulate {
@@ -111,8 +121,17 @@ struct PresenceScannerCommand: AsyncParsableCommand {
                 scan.active = active
                 scan.interval = interval
                 scan.window = window
+                let identity = NodeBeacon.identity(of: node)
+                if let beacon {
+                    scan.advertising = HCIAdvertisingConfiguration(data: try IBeacon(identity: identity, measuredPower: beacon.tx).advertisingData,
+                                                                   interval: beacon.interval)
+                }
                 try scan.validate()
-                let source = AdapterReports(node: node, scanner: try HCIScanner(configuration: scan, logger: logger), options: options)
+                let scanner = try HCIScanner(configuration: scan, logger: logger)
+                if let beacon {
+                    logger.notice("advertising node beacon", metadata: ["node": "\(node)", "identity": "\(identity)", "tx": "\(beacon.tx)"])
+                }
+                let source = AdapterReports(node: node, scanner: scanner, options: options)
                 service = ScannerNode(source: source, configuration: configuration, logger: logger)
             } else if let btsnoop {
                 let speed = try replaySpeed()
@@ -189,6 +208,34 @@ struct PresenceScannerCommand: AsyncParsableCommand {
         }
         options.includeScanResponses = active
         return options
+    }
+
+    /// What `--advertise` has the node transmit (its power at 1 m, dBm, and interval, ms), nil
+    /// without it. Checked before any source opens: only a node scanning an adapter through the raw
+    /// channel can transmit, so a capture, a simulation or --monitor with --advertise is refused
+    /// rather than calibrating nothing in silence.
+    private func advertisedBeacon() throws -> (tx: Int, interval: Double)? {
+        guard advertise else {
+            if advertiseTx != nil || advertiseInterval != nil {
+                throw ValidationError("--advertise-tx and --advertise-interval need --advertise")
+            }
+            return nil
+        }
+        guard hci != nil else {
+            throw ValidationError("--advertise needs --hci ADAPTER: a capture or a simulation has no radio to transmit with")
+        }
+        guard !monitor else {
+            throw ValidationError("--advertise cannot be used with --monitor: the monitor channel only reads; advertising sends commands on the raw channel")
+        }
+        let tx = advertiseTx ?? -59
+        guard IBeacon.isTransmittable(measuredPower: tx) else {
+            throw ValueError("--advertise-tx \(tx) is not valid: expected dBm from -127 to 20, other than 0 (which means not calibrated)")
+        }
+        let interval = Double(try DurationText.milliseconds(advertiseInterval ?? "1s", what: "--advertise-interval"))
+        guard HCIAdvertisingConfiguration.intervalRange.contains(interval) else {
+            throw ValueError("--advertise-interval \(advertiseInterval ?? "") is not valid: expected 100ms to 10.24s")
+        }
+        return (tx, interval)
     }
 
     private func replaySpeed() throws -> CapturePacing.Speed {

@@ -138,6 +138,17 @@ extension EndToEndTests {
             #expect(["no Bluetooth support", "no Bluetooth adapter", "CAP_NET_RAW"].contains { scanner.stderr.contains($0) }, "\(scanner.stderr)")
         }
 
+        @Test func goodAdvertiseFlagsGetAsFarAsTheAdapter() throws {
+            // Accepted flags (a negative power among them) fail only where the radio is needed.
+            let h = try PipelineHarness("advertise")
+            let scanner = try ChildProcess.spawn(try PackagePaths.executable("presence-scanner"),
+                                                 ["--node", "n1", "--hci", "hci0", "--advertise", "--advertise-tx", "-70", "--advertise-interval", "500ms"],
+                                                 environment: h.environment)
+            #expect(scanner.waitBlocking() != 0)
+            #expect(scanner.stderr.split(separator: "\n").count == 1, "\(scanner.stderr)")
+            #expect(["no Bluetooth support", "no Bluetooth adapter", "CAP_NET_RAW"].contains { scanner.stderr.contains($0) }, "\(scanner.stderr)")
+        }
+
         @Test(arguments: [
             (["--node", "n1"], "--hci"),
             (["--node", "n1", "--btsnoop", "/nonexistent.btsnoop"], "/nonexistent.btsnoop"),
@@ -148,6 +159,19 @@ extension EndToEndTests {
             (["--node", "n1", "--hci", "hci0", "--min-rssi", "-300"], "-300"),
             (["--node", "n1", "--hci", "hci0", "--hash-addresses"], "secret"),
             (["--node", "n1", "--hci", "hci0", "--addresses", "some"], "some"),
+            // --advertise: only where a radio can transmit, with a power and an interval in range.
+            (["--node", "n1", "--hci", "hci0", "--monitor", "--advertise"], "--advertise cannot be used with --monitor"),
+            (["--node", "n1", "--btsnoop", "/nonexistent.btsnoop", "--advertise"], "--advertise needs --hci"),
+            (["--simulate", "/nonexistent.json", "--advertise"], "--advertise needs --hci"),
+            (["--node", "n1", "--hci", "hci0", "--advertise-tx", "-59"], "need --advertise"),
+            (["--node", "n1", "--hci", "hci0", "--advertise-interval", "2s"], "need --advertise"),
+            (["--node", "n1", "--hci", "hci0", "--advertise", "--advertise-tx", "21"], "--advertise-tx 21 "),
+            (["--node", "n1", "--hci", "hci0", "--advertise", "--advertise-tx", "-128"], "--advertise-tx -128 "),
+            (["--node", "n1", "--hci", "hci0", "--advertise", "--advertise-tx", "0"], "--advertise-tx 0 "),
+            (["--node", "n1", "--hci", "hci0", "--advertise", "--advertise-tx", "loud"], "loud"),
+            (["--node", "n1", "--hci", "hci0", "--advertise", "--advertise-interval", "50ms"], "--advertise-interval 50ms"),
+            (["--node", "n1", "--hci", "hci0", "--advertise", "--advertise-interval", "11s"], "--advertise-interval 11s"),
+            (["--node", "n1", "--hci", "hci0", "--advertise", "--advertise-interval", "often"], "--advertise-interval 'often'"),
         ])
         func badFlagsAreRefusedInOneLine(_ arguments: [String], _ named: String) throws {
             let h = try PipelineHarness("scannerflags")
