@@ -43,8 +43,8 @@ started=$(date +%s)
     echo "## The evidence decision on the reporting part"
     echo
     echo "The same held-out part with \`--decide evidence --switch-margin 1 --switch-evidence 12\`, the evidence"
-    echo "setting that ranked best on the tuning part (\`scripts/accuracy-sweep.py decide=evidence"
-    echo "switch-margin=1,2,3,4 switch-evidence=2,4,6,8,12\`)."
+    echo "setting that ranked best on the tuning part by its worst dataset (\`scripts/accuracy-sweep.py decide=evidence"
+    echo "switch-margin=1,2,3,4 switch-evidence=2,4,6,8,12\`, with the small simulations of \`--quick\`)."
     echo
     "$bench" accuracy --markdown --part reporting "${quick[@]}" --set decide=evidence --set switch-margin=1 --set switch-evidence=12 | sed 's/^## /### /'
 } > "$tmp"
