@@ -49,6 +49,9 @@ public struct EngineOptions: ParsableArguments {
     @Option(help: "A node whose clock is off by more than this has its timestamps corrected.")
     public var clockSkew = "2s"
 
+    @Flag(help: "Fit each node's RSSI offset from the node beacons nodes hear of each other (presence-scanner --advertise; nodes need coordinates). A node registered with an RSSI offset keeps it.")
+    public var selfCalibrate = false
+
     public init() {}
 
     /// The pipeline configuration these flags describe; a bad value names the flag.
@@ -81,6 +84,7 @@ public struct EngineOptions: ParsableArguments {
         configuration.engine = engine
         configuration.lateness = try DurationText.milliseconds(lateness, what: "--lateness")
         configuration.skewThreshold = try DurationText.milliseconds(clockSkew, what: "--clock-skew")
+        configuration.selfCalibrate = selfCalibrate
         return configuration
     }
 }

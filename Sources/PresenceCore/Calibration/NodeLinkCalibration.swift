@@ -47,6 +47,9 @@ public struct NodeLinkCalibration: Sendable {
 
     /// A link needs this many readings to count.
     public var minimumReadings = 10
+    /// A link keeps its latest this many readings (older ones drop out, so the fit follows slow
+    /// changes and memory stays bounded: nodes² × this).
+    public var maximumReadings = 300
     /// Residuals beyond this many dB get a weight that falls with their size.
     public var huberThreshold = 3.0
 
@@ -81,7 +84,16 @@ public struct NodeLinkCalibration: Sendable {
     /// by itself, or between nodes at the same place are ignored.
     public mutating func add(receiver: String, transmitter: String, pathLoss: Double) {
         guard pathLoss.isFinite, let i = index[receiver], let j = index[transmitter], i != j, distance(i, j) >= 0.5 else { return }
-        readings[LinkKey(receiver: i, transmitter: j), default: []].append(pathLoss)
+        let key = LinkKey(receiver: i, transmitter: j)
+        readings[key, default: []].append(pathLoss)
+        if let count = readings[key]?.count, count > maximumReadings + maximumReadings / 2 {
+            readings[key]?.removeFirst(count - maximumReadings)
+        }
+    }
+
+    /// Readings held, over all links.
+    public var readingCount: Int {
+        readings.values.reduce(0) { $0 + $1.count }
     }
 
     /// The fit, or nil when the links do not determine it (too few links for the offsets they

@@ -13,6 +13,8 @@ public struct PresencePipeline: Sendable {
         public var tickInterval: Int64 = 100
         /// A node whose clock is off by more than this, ms, has its timestamps corrected.
         public var skewThreshold: Int64 = 2_000
+        /// Whether nodes' RSSI offsets are fitted from their node beacons (`SelfCalibration`).
+        public var selfCalibrate = false
 
         public init() {}
     }
@@ -27,6 +29,8 @@ public struct PresencePipeline: Sendable {
     public private(set) var nodeClocks: [String: NodeClock] = [:]
     /// Messages from nodes that are not registered, counted, and the last few names.
     public private(set) var strangers = StrangerNodes()
+    /// The nodes' self-calibration, with `selfCalibrate`.
+    public private(set) var selfCalibration: SelfCalibration?
     /// The nodes messages are taken from: registered as nodes, or as `node:` devices.
     private var registeredNodes: Set<String>
     private var matcher: ObservationMatcher
@@ -41,6 +45,7 @@ public struct PresencePipeline: Sendable {
         self.registry = registry
         matcher = ObservationMatcher(registry: registry)
         registeredNodes = Self.nodeKeys(of: registry)
+        if configuration.selfCalibrate { selfCalibration = SelfCalibration(registry: registry, start: start) }
         let tick = max(1, configuration.tickInterval)
         nextTick = (start / tick + 1) * tick
         clock = start
@@ -95,8 +100,15 @@ public struct PresencePipeline: Sendable {
                 outcome.observations += 1
                 engine.ingest(observation)
             case .failure(let drop):
+                if drop == .unregistered || drop == .unknownNode, selfCalibration?.take(identity: sighting.id.string(in: bytes), heardBy: key, rssi: sighting.rssi,
+                                                                  tx: sighting.tx) ?? false {
+                    continue
+                }
                 counters.unmatched[drop.rawValue, default: 0] += 1
             }
+        }
+        if selfCalibration?.refit(at: arrival) != nil, let calibrated = selfCalibration?.calibrated(registry) {
+            matcher = ObservationMatcher(registry: calibrated)
         }
         return outcome
     }
@@ -180,6 +192,7 @@ public struct PresencePipeline: Sendable {
         }
         registry = newRegistry
         matcher = ObservationMatcher(registry: newRegistry)
+        if configuration.selfCalibrate { selfCalibration = SelfCalibration(registry: newRegistry, start: time) }
         registeredNodes = Self.nodeKeys(of: newRegistry)
         nodeClocks = nodeClocks.filter { registeredNodes.contains($0.key) }
         engine.forgetNodes { !registeredNodes.contains($0) }

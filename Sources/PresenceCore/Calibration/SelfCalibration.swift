@@ -1,0 +1,73 @@
+/// The aggregator's self-calibration (`--self-calibrate`): nodes that transmit their node
+/// beacons (`presence-scanner --advertise`) hear each other; every minute the readings of the
+/// last few minutes are fitted (`NodeLinkCalibration`, with the registered node coordinates) and
+/// each node's fitted offset is applied to its RSSI, unless the node is pinned: a node registered
+/// with an RSSI offset of its own keeps it.
+///
+/// Pure and deterministic (pipeline time in, offsets out), so that a replay calibrates exactly
+/// as the live aggregator did. Readings are bounded per link; a registry change starts afresh.
+public struct SelfCalibration: Sendable {
+    /// How often the fit is redone, ms.
+    public static let interval: Int64 = 60_000
+    /// A fitted offset that moves less than this (dB) is not applied anew.
+    public static let tolerance = 0.25
+
+    /// The last fit, and when it was made (pipeline time).
+    public private(set) var fit: NodeLinkCalibration.Fit?
+    public private(set) var fittedAt: Int64?
+    /// The offsets applied now, by node key (pinned and unfitted nodes are absent).
+    public private(set) var applied: [String: Double] = [:]
+    /// Node-beacon readings taken.
+    public private(set) var readings = 0
+
+    private var calibration: NodeLinkCalibration
+    /// Node key by node-beacon identity, for the registered nodes with coordinates.
+    private let senders: [String: String]
+    private let pinned: Set<String>
+    private var nextFit: Int64
+
+    /// A calibration of `registry`'s nodes that have coordinates, starting at `start`.
+    public init(registry: Registry, start: Int64) {
+        let nodes = registry.nodes.values.sorted { $0.key < $1.key }.compactMap { node -> NodeLinkCalibration.Node? in
+            guard let x = node.x, let y = node.y else { return nil }
+            return NodeLinkCalibration.Node(key: node.key, x: x, y: y)
+        }
+        calibration = NodeLinkCalibration(nodes: nodes)
+        senders = Dictionary(nodes.map { (NodeBeacon.identity(of: $0.key), $0.key) }, uniquingKeysWith: { first, _ in first })
+        pinned = Set(registry.nodes.values.filter { $0.rssiOffset != 0 }.map(\.key))
+        nextFit = TimeBounds.sum(start, Self.interval)
+    }
+
+    /// Takes a sighting of `identity` heard by `node` if it is a registered node's beacon (and
+    /// says whether it was).
+    public mutating func take(identity: String, heardBy node: String, rssi: Int, tx: Int?) -> Bool {
+        guard NodeBeacon.isNodeBeacon(identity), let sender = senders[identity] else { return false }
+        calibration.add(receiver: node, transmitter: sender, pathLoss: Double(tx ?? Int(ObservationMatcher.defaultTx)) - Double(rssi))
+        readings += 1
+        return true
+    }
+
+    /// Refits when a minute has passed since the last fit; returns the offsets to apply when they
+    /// changed (nil otherwise).
+    public mutating func refit(at time: Int64) -> [String: Double]? {
+        guard time >= nextFit else { return nil }
+        nextFit = TimeBounds.sum(time, Self.interval)
+        guard let fit = calibration.fit() else { return nil }
+        self.fit = fit
+        fittedAt = time
+        let offsets = fit.offsets.filter { !pinned.contains($0.key) }
+        let moved = offsets.count != applied.count || offsets.contains { abs($0.value - (applied[$0.key] ?? .infinity)) >= Self.tolerance }
+        guard moved else { return nil }
+        applied = offsets
+        return offsets
+    }
+
+    /// `registry` with the applied offsets as its nodes' RSSI offsets.
+    public func calibrated(_ registry: Registry) -> Registry {
+        var registry = registry
+        for (node, offset) in applied where registry.nodes[node] != nil {
+            registry.nodes[node]?.rssiOffset = offset
+        }
+        return registry
+    }
+}

@@ -1,0 +1,110 @@
+import Testing
+@testable import PresenceCore
+
+/// The pipeline's self-calibration from node beacons (`--self-calibrate`).
+@Suite struct SelfCalibrationTests {
+    static let start: Int64 = 1_763_774_700_000
+    static let tag = "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:1"
+    /// Nine nodes 6 m apart, each anchored to its booth; node-4 is registered with an offset (pinned).
+    static let places = (0 ..< 9).map { (key: "node-\($0)", booth: "booth-\($0)", x: Double($0 % 3) * 6, y: Double($0 / 3) * 6) }
+
+    static let registry = Registry(
+        venues: [.init(key: "expo")],
+        beacons: places.map { .init(key: $0.booth, venue: "expo", x: $0.x, y: $0.y) },
+        nodes: places.map { .init(key: $0.key, venue: "expo", beacon: $0.booth, x: $0.x, y: $0.y, rssiOffset: $0.key == "node-4" ? 2 : 0) },
+        users: [.init(key: "alice")],
+        devices: [.init(identity: tag, user: "alice")])
+
+    /// The same hall in the simulator: node gains uniform in ±4 dB, node beacons every second.
+    static func simulator() throws -> VenueSimulator {
+        var radio = Scenario.Radio()
+        radio.nodeGainSigma = 0
+        radio.nodeGainSpread = 4
+        radio.shadowingSigma = 3
+        radio.nodeBeaconInterval = 1_000
+        let scenario = Scenario(venue: "expo", seed: 17, radio: radio, beacons: places.map { Scenario.Beacon(key: $0.booth, x: $0.x, y: $0.y) },
+                                nodes: places.map { Scenario.Node(key: $0.key, x: $0.x, y: $0.y, beacon: $0.booth) }, people: [])
+        return try VenueSimulator(scenario: scenario, start: start)
+    }
+
+    /// Five minutes of what the nodes hear of each other, as one batch per node per second.
+    static func listen(_ pipeline: inout PresencePipeline, simulator: inout VenueSimulator) {
+        var seq: Int64 = 0
+        for second in 1 ... 300 {
+            let time = start + Int64(second) * 1_000
+            let heard = simulator.advance(to: time)
+            seq += 1
+            for place in places {
+                let sightings = heard.filter { $0.node == place.key }.map(\.sighting)
+                guard !sightings.isEmpty else { continue }
+                _ = pipeline.receive(SightingBatch(node: place.key, seq: seq, sent: time, sightings: sightings).encoded(), node: Substring(place.key), at: time + 20)
+            }
+        }
+    }
+
+    @Test func nodeBeaconsGiveEachUnpinnedNodeItsOffset() throws {
+        var configuration = PresencePipeline.Configuration()
+        configuration.selfCalibrate = true
+        var pipeline = PresencePipeline(configuration: configuration, registry: Self.registry, start: Self.start)
+        var simulator = try Self.simulator()
+        Self.listen(&pipeline, simulator: &simulator)
+        let calibration = try #require(pipeline.selfCalibration)
+        #expect(calibration.readings > 10_000)
+        #expect(pipeline.counters.unmatched.isEmpty, "node beacons are calibration readings, not unregistered devices")
+        let gains = Self.places.map { simulator.gain(of: $0.key) }
+        let mean = gains.reduce(0, +) / Double(gains.count)
+        #expect(calibration.applied["node-4"] == nil, "a node registered with its own offset is pinned")
+        for (place, gain) in zip(Self.places, gains) where place.key != "node-4" {
+            let offset = try #require(calibration.applied[place.key])
+            #expect(abs(offset + (gain - mean)) < 1, "\(place.key): applied \(offset), true \(-(gain - mean))")
+        }
+
+        // A tag heard by node-0 is corrected by node-0's offset.
+        let applied = try #require(calibration.applied["node-0"])
+        var events: [PresenceEvent] = []
+        for second in 301 ... 306 {
+            let time = Self.start + Int64(second) * 1_000
+            let batch = SightingBatch(node: "node-0", seq: Int64(second), sent: time, sightings: [Sighting(ts: time, id: Self.tag, rssi: -60, tx: -59)])
+            events += pipeline.receive(batch.encoded(), node: "node-0", at: time + 20).events
+        }
+        let enter = try #require(events.first { $0.kind == .enter })
+        #expect(enter.beacon == "booth-0")
+        #expect(abs((enter.rssi ?? 0) - (-60 + applied)) < 0.01)
+    }
+
+    @Test func withoutTheFlagNodeBeaconsAreUnregisteredSightings() throws {
+        var pipeline = PresencePipeline(configuration: PresencePipeline.Configuration(), registry: Self.registry, start: Self.start)
+        var simulator = try Self.simulator()
+        Self.listen(&pipeline, simulator: &simulator)
+        #expect(pipeline.selfCalibration == nil)
+        #expect((pipeline.counters.unmatched["unregistered"] ?? 0) > 10_000)
+    }
+}
+
+/// The aggregator's core says when node offsets are fitted.
+@Suite struct SelfCalibrationLogTests {
+    @Test func theCoreLogsTheOffsetsWhenTheyAreFittedAndOnlyWhenTheyChange() throws {
+        var configuration = AggregatorCore.Configuration()
+        configuration.catchUp = false
+        configuration.pipeline.selfCalibrate = true
+        var core = AggregatorCore(configuration: configuration, registry: SelfCalibrationTests.registry, now: SelfCalibrationTests.start)
+        var simulator = try SelfCalibrationTests.simulator()
+        var logs: [AggregatorCore.LogLine] = []
+        for second in 1 ... 300 {
+            let time = SelfCalibrationTests.start + Int64(second) * 1_000
+            let heard = simulator.advance(to: time)
+            for place in SelfCalibrationTests.places {
+                let sightings = heard.filter { $0.node == place.key }.map(\.sighting)
+                guard !sightings.isEmpty else { continue }
+                let payload = SightingBatch(node: place.key, seq: Int64(second), sent: time, sightings: sightings).encoded()
+                let actions = AggregatorCoreTests.receive(&core, AggregatorCoreTests.topics.sightings(node: place.key), payload, at: time + 20)
+                for case .log(let line) in actions where line.message == "node offsets fitted from node beacons" { logs.append(line) }
+            }
+        }
+        let first = try #require(logs.first)
+        #expect(first.level == .notice)
+        #expect(first.metadata["offsets_db"]?.contains("node-0 ") ?? false)
+        #expect(!(first.metadata["offsets_db"]?.contains("node-4") ?? true), "the pinned node is not fitted")
+        #expect(logs.count < 5, "logged when the offsets move, not at every fit: \(logs.count) lines in 5 minutes")
+    }
+}
