@@ -4,8 +4,8 @@ import PresenceMQTT
 
 /// The aggregator's counters as published on `{p}/v1/aggregator/stats` (an extension of the
 /// contract): batches and sightings taken in, what was dropped and why, messages from strangers,
-/// inbound messages dropped for lack of room, events decided, how far behind decisions are and how
-/// long events waited to be published.
+/// inbound messages dropped for lack of room, events decided, how far behind decisions are, how
+/// long events waited to be published, and (with `--self-calibrate`) the nodes' fitted offsets.
 struct AggregatorStatistics {
     let core: AggregatorCore.Statistics
     let inbound: MQTTStatistics
@@ -72,6 +72,20 @@ struct AggregatorStatistics {
                 w.member("p50", Int64(clamping: decisionToPublish.p50))
                 w.member("p99", Int64(clamping: decisionToPublish.p99))
                 w.member("max", Int64(clamping: decisionToPublish.max))
+            }
+            if let calibration = core.calibration {
+                w.key("calibration")
+                w.object { w in
+                    w.member("readings", calibration.readings)
+                    w.member("fitted_at", calibration.fittedAt)
+                    w.member("links", calibration.fit?.links)
+                    w.member("residual_db", number: calibration.fit?.residual)
+                    w.member("path_loss_exponent", number: calibration.fit?.exponent)
+                    w.key("offsets_db")
+                    w.object { w in
+                        for (node, offset) in calibration.applied.sorted(by: { $0.key < $1.key }) { w.member(node, number: offset) }
+                    }
+                }
             }
         }
         return writer.bytes

@@ -106,5 +106,8 @@ import Testing
         #expect(first.metadata["offsets_db"]?.contains("node-0 ") ?? false)
         #expect(!(first.metadata["offsets_db"]?.contains("node-4") ?? true), "the pinned node is not fitted")
         #expect(logs.count < 5, "logged when the offsets move, not at every fit: \(logs.count) lines in 5 minutes")
+        let stats = try #require(core.statistics(at: SelfCalibrationTests.start + 301_000).calibration, "the stats carry the calibration")
+        #expect(stats.applied.count == 8 && stats.readings > 10_000 && stats.fit != nil)
+        #expect(AggregatorCoreTests.core().statistics(at: SelfCalibrationTests.start).calibration == nil, "not without --self-calibrate")
     }
 }

@@ -35,5 +35,17 @@ extension AggregatorCore {
         /// How far behind the wall clock decisions are, ms (the watermark's lag included).
         public var decisionLag: Int64
         public var catchingUp: Bool
+        /// The nodes' self-calibration, when it is on.
+        public var calibration: SelfCalibration.Summary?
+
+        public init(counters: PipelineCounters, strangers: StrangerNodes, late: Int, decisionLag: Int64, catchingUp: Bool,
+                    calibration: SelfCalibration.Summary? = nil) {
+            self.counters = counters
+            self.strangers = strangers
+            self.late = late
+            self.decisionLag = decisionLag
+            self.catchingUp = catchingUp
+            self.calibration = calibration
+        }
     }
 }

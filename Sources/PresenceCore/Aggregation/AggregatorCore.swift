@@ -204,7 +204,8 @@ public struct AggregatorCore: Sendable {
     /// The counters now.
     public func statistics(at now: Int64) -> Statistics {
         Statistics(counters: pipeline.counters, strangers: pipeline.strangers, late: pipeline.engine.statistics.late,
-                   decisionLag: TimeBounds.difference(now, pipeline.engine.now), catchingUp: catchingUp)
+                   decisionLag: TimeBounds.difference(now, pipeline.engine.now), catchingUp: catchingUp,
+                   calibration: pipeline.selfCalibration?.summary)
     }
 
     /// Records events decided at `time` with the notifications and state changes they call for.

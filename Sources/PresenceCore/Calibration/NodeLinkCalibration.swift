@@ -43,6 +43,13 @@ public struct NodeLinkCalibration: Sendable {
         public var links: Int
         /// RMS of the weighted residuals, dB: how well the model explains the links.
         public var residual: Double
+
+        public init(offsets: [String: Double], exponent: Double, links: Int, residual: Double) {
+            self.offsets = offsets
+            self.exponent = exponent
+            self.links = links
+            self.residual = residual
+        }
     }
 
     /// A link needs this many readings to count.

@@ -62,6 +62,25 @@ public struct SelfCalibration: Sendable {
         return offsets
     }
 
+    /// What the calibration stands on now, for the aggregator's stats.
+    public struct Summary: Sendable, Equatable {
+        public var readings: Int
+        public var fittedAt: Int64?
+        public var fit: NodeLinkCalibration.Fit?
+        public var applied: [String: Double]
+
+        public init(readings: Int, fittedAt: Int64?, fit: NodeLinkCalibration.Fit?, applied: [String: Double]) {
+            self.readings = readings
+            self.fittedAt = fittedAt
+            self.fit = fit
+            self.applied = applied
+        }
+    }
+
+    public var summary: Summary {
+        Summary(readings: readings, fittedAt: fittedAt, fit: fit, applied: applied)
+    }
+
     /// `registry` with the applied offsets as its nodes' RSSI offsets.
     public func calibrated(_ registry: Registry) -> Registry {
         var registry = registry
