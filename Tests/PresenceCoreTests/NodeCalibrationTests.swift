@@ -86,10 +86,10 @@ import Glibc
         #expect(Set(identities).count == keys.count)
         #expect(NodeBeacon.identity(of: "node-7") == identities[7], "the same key, the same identity")
         for identity in identities.prefix(50) {
-            #expect(NodeBeacon.isNodeBeacon(identity))
+            #expect(identity.hasPrefix("ibeacon:\(NodeBeacon.uuid):"))
             #expect(try Identity(parsing: identity, allowNode: false).description == identity)
         }
-        #expect(!NodeBeacon.isNodeBeacon("ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2"))
+        #expect(!identities.contains("ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2"))
     }
 }
 

@@ -21,9 +21,9 @@ enum Scorer {
         tally.presentTime = historyShares.present
         tally.absentTime = historyShares.absent
         tally.rightTime = historyShares.right
-        tally.falseTime = historyShares.false
+        tally.falseTime = historyShares.claimed
         tally.liveRightTime = liveShares.right
-        tally.liveFalseTime = liveShares.false
+        tally.liveFalseTime = liveShares.claimed
         tally.trueTransitions = truth.changes.count { $0.time >= start && $0.time < end && $0.value.beacon != nil }
         let enters = live.changes.filter { $0.time >= start && $0.time < end && $0.value != nil }
         tally.transitions = enters.count
@@ -38,8 +38,8 @@ enum Scorer {
 
     /// Accuracy and false presence: the truth's and the method's stretches walked side by side.
     private static func shares(_ truth: [StepTimeline<TruthState>.Segment],
-                               _ method: [StepTimeline<String?>.Segment]) -> (present: Int64, right: Int64, absent: Int64, false: Int64) {
-        var tally = (present: Int64(0), right: Int64(0), absent: Int64(0), false: Int64(0))
+                               _ method: [StepTimeline<String?>.Segment]) -> (present: Int64, right: Int64, absent: Int64, claimed: Int64) {
+        var tally = (present: Int64(0), right: Int64(0), absent: Int64(0), claimed: Int64(0))
         var i = 0
         var j = 0
         while i < truth.count, j < method.count {
@@ -51,7 +51,7 @@ enum Scorer {
                     if method[j].value == beacon { tally.right += overlap }
                 case .nowhere:
                     tally.absent += overlap
-                    if method[j].value != nil { tally.false += overlap }
+                    if method[j].value != nil { tally.claimed += overlap }
                 case .unknown:
                     break
                 }

@@ -2,8 +2,8 @@ import PresenceCore
 
 /// Self-calibration against the truth: one venue whose node gains are drawn from ±4 dB, scored
 /// three times over the same sightings: with the gains unknown (no offsets), with the true gains
-/// registered (what a perfect calibration gives), and with the offsets `NodeLinkCalibration` fits
-/// from the first minutes of node-to-node sightings (every node transmits its node beacon each
+/// registered (what a perfect calibration gives), and with the offsets the aggregator's
+/// `SelfCalibration` fits from the first minutes of node-to-node sightings (every node transmits its node beacon each
 /// second; no truth is used). Held out: seeds of its own.
 enum CalibrationExperiment {
     /// The prefix of every variant's name.
@@ -60,14 +60,13 @@ enum CalibrationExperiment {
             let simulator = try VenueSimulator(scenario: venue, start: SimulatedRecording.epoch)
             return Dictionary(uniqueKeysWithValues: venue.nodes.map { ($0.key, -simulator.gain(of: $0.key)) })
         case .fitted:
-            var simulator = try VenueSimulator(scenario: venue, start: SimulatedRecording.epoch, nodes: Set(venue.nodes.map(\.key)))
-            var calibration = NodeLinkCalibration(nodes: venue.nodes.map { NodeLinkCalibration.Node(key: $0.key, x: $0.x, y: $0.y) })
-            let senders = Dictionary(uniqueKeysWithValues: venue.nodes.map { (NodeBeacon.identity(of: $0.key), $0.key) })
+            // As `presence-aggregator --self-calibrate` fits them, once, at the end of the listening.
+            var simulator = try VenueSimulator(scenario: venue, start: SimulatedRecording.epoch)
+            var calibration = SelfCalibration(registry: SimulatedRecording.registry(of: venue), start: SimulatedRecording.epoch)
             for heard in simulator.advance(to: SimulatedRecording.epoch + listening) {
-                guard let sender = senders[heard.sighting.id] else { continue }
-                calibration.add(receiver: heard.node, transmitter: sender, pathLoss: Double(heard.sighting.tx ?? -59) - Double(heard.sighting.rssi))
+                _ = calibration.take(identity: heard.sighting.id, heardBy: heard.node, rssi: heard.sighting.rssi, tx: heard.sighting.tx)
             }
-            return calibration.fit()?.offsets ?? [:]
+            return calibration.refit(at: SimulatedRecording.epoch + listening) ?? [:]
         }
     }
 }

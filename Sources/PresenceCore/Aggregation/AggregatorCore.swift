@@ -48,8 +48,8 @@ public struct AggregatorCore: Sendable {
     private var progressMark: UInt64 = 0
     private var positionsMark: UInt64 = 0
     private var sessions: [Presence]
-    /// The self-calibration offsets last logged.
-    private var loggedOffsets: [String: Double] = [:]
+    /// The self-calibration revision last logged.
+    private var loggedCalibration = 0
 
     /// A core that resumes `sessions` (open when the aggregator stopped) with `registry`, its
     /// clock at the saved one (or `now`), remembering the notifications sent within the cool-down.
@@ -96,9 +96,10 @@ public struct AggregatorCore: Sendable {
         case .sightings(let node):
             lastMessageAt = receivedAt
             outcome = pipeline.receive(payload, node: Substring(node), at: receivedAt, catchingUp: catchingUp)
-            if let calibration = pipeline.selfCalibration, calibration.applied != loggedOffsets, let fit = calibration.fit {
-                loggedOffsets = calibration.applied
-                let offsets = loggedOffsets.sorted { $0.key < $1.key }.map { "\($0.key) \(($0.value * 10).rounded() / 10)" }.joined(separator: ", ")
+            if let revision = pipeline.selfCalibration?.revision, revision != loggedCalibration, let calibration = pipeline.selfCalibration,
+               let fit = calibration.fit {
+                loggedCalibration = revision
+                let offsets = calibration.applied.sorted { $0.key < $1.key }.map { "\($0.key) \(($0.value * 10).rounded() / 10)" }.joined(separator: ", ")
                 actions.append(.log(LogLine(.notice, "node offsets fitted from node beacons", [
                     "offsets_db": offsets, "links": "\(fit.links)", "residual_db": "\((fit.residual * 10).rounded() / 10)",
                     "path_loss_exponent": "\((fit.exponent * 100).rounded() / 100)",

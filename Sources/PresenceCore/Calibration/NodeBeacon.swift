@@ -11,9 +11,4 @@ public enum NodeBeacon {
         let hash = SipHash24.hash(Array(node.utf8), key: SipHash24.Key(k0: 0x6e6f_6465_6265_6163, k1: 0x6f6e_2d70_7265_7365))
         return "ibeacon:\(uuid):\(UInt16(truncatingIfNeeded: hash >> 16)):\(UInt16(truncatingIfNeeded: hash))"
     }
-
-    /// Whether `identity` is a node beacon's (of some node).
-    public static func isNodeBeacon(_ identity: String) -> Bool {
-        identity.hasPrefix("ibeacon:\(uuid):")
-    }
 }

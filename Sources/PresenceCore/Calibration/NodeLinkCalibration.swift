@@ -115,7 +115,7 @@ public struct NodeLinkCalibration: Sendable {
         guard links.count >= unknowns + 2, let nearest = distances.min(), let farthest = distances.max(), farthest >= 1.5 * nearest else {
             return nil
         }
-        let losses = links.map { median(readings[$0] ?? []) }
+        let losses = links.map { readings[$0]?.median() ?? 0 }
         var weights = [Double](repeating: 1, count: links.count)
         var solution: [Double] = []
         // Unknowns: receive(0 ..< N), transmit(0 ..< N), n. receive is centred by a soft row.
@@ -169,12 +169,6 @@ public struct NodeLinkCalibration: Sendable {
         let dx = nodes[i].x - nodes[j].x
         let dy = nodes[i].y - nodes[j].y
         return (dx * dx + dy * dy).squareRoot()
-    }
-
-    private func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return 0 }
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     /// Solves `a · x = b` by Gaussian elimination with partial pivoting; nil when singular.

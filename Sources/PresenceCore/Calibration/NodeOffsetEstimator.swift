@@ -47,9 +47,7 @@ public struct NodeOffsetEstimator: Sendable {
         for (node, histogram) in histograms where (counts[node] ?? 0) >= minimumSamples {
             quantiles.append((node, Self.quantile(histogram, count: counts[node] ?? 0, share: quantile)))
         }
-        guard quantiles.count >= 2 else { return [:] }
-        let sorted = quantiles.map(\.value).sorted()
-        let reference = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        guard quantiles.count >= 2, let reference = quantiles.map(\.value).median() else { return [:] }
         var estimates: [String: Estimate] = [:]
         for (node, value) in quantiles {
             estimates[node] = Estimate(offset: min(max(value - reference, -limit), limit), samples: counts[node] ?? 0)

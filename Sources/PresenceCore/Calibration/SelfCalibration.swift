@@ -19,10 +19,13 @@ public struct SelfCalibration: Sendable {
     public private(set) var applied: [String: Double] = [:]
     /// Node-beacon readings taken.
     public private(set) var readings = 0
+    /// Counts the changes of `applied`, so that a caller notices one without comparing offsets.
+    public private(set) var revision = 0
 
     private var calibration: NodeLinkCalibration
-    /// Node key by node-beacon identity, for the registered nodes with coordinates.
-    private let senders: [String: String]
+    /// Node key by node-beacon identity, for the registered nodes with coordinates; looked up
+    /// by the identity's bytes in the payload, as the matcher looks up devices.
+    private let senders: IdentityTable<String>
     private let pinned: Set<String>
     private var nextFit: Int64
 
@@ -33,18 +36,35 @@ public struct SelfCalibration: Sendable {
             return NodeLinkCalibration.Node(key: node.key, x: x, y: y)
         }
         calibration = NodeLinkCalibration(nodes: nodes)
-        senders = Dictionary(nodes.map { (NodeBeacon.identity(of: $0.key), $0.key) }, uniquingKeysWith: { first, _ in first })
+        senders = IdentityTable(nodes.map { (NodeBeacon.identity(of: $0.key), $0.key) })
         pinned = Set(registry.nodes.values.filter { $0.rssiOffset != 0 }.map(\.key))
         nextFit = TimeBounds.sum(start, Self.interval)
+    }
+
+    /// Takes a scanned sighting heard by `node` if it is a registered node's beacon (and says
+    /// whether it was); its identity is looked up by its bytes in `payload`.
+    public mutating func take(_ sighting: SightingBatchDecoder.Scanned, in payload: UnsafeRawBufferPointer, heardBy node: String) -> Bool {
+        let sender: String?
+        switch sighting.id {
+        case .bytes(let range): sender = senders.value(for: UnsafeRawBufferPointer(rebasing: payload[range]))
+        case .text(let text): sender = senders.value(for: text)
+        }
+        guard let sender else { return false }
+        take(from: sender, heardBy: node, rssi: sighting.rssi, tx: sighting.tx)
+        return true
     }
 
     /// Takes a sighting of `identity` heard by `node` if it is a registered node's beacon (and
     /// says whether it was).
     public mutating func take(identity: String, heardBy node: String, rssi: Int, tx: Int?) -> Bool {
-        guard NodeBeacon.isNodeBeacon(identity), let sender = senders[identity] else { return false }
+        guard let sender = senders.value(for: identity) else { return false }
+        take(from: sender, heardBy: node, rssi: rssi, tx: tx)
+        return true
+    }
+
+    private mutating func take(from sender: String, heardBy node: String, rssi: Int, tx: Int?) {
         calibration.add(receiver: node, transmitter: sender, pathLoss: Double(tx ?? Int(ObservationMatcher.defaultTx)) - Double(rssi))
         readings += 1
-        return true
     }
 
     /// Refits when a minute has passed since the last fit; returns the offsets to apply when they
@@ -59,6 +79,7 @@ public struct SelfCalibration: Sendable {
         let moved = offsets.count != applied.count || offsets.contains { abs($0.value - (applied[$0.key] ?? .infinity)) >= Self.tolerance }
         guard moved else { return nil }
         applied = offsets
+        revision += 1
         return offsets
     }
 

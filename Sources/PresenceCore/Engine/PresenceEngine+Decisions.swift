@@ -69,23 +69,32 @@ extension PresenceEngine {
         var current: Score?
         var elsewhere: Score?
         let here = track.presence?.beacon
-        let position = configuration.choice == .position ? estimatedPosition(track, at: time) : nil
-        track.links.withUnsafeBufferPointer { links in
-            for index in links.indices where qualifies(links[index]) {
-                let atHere = links[index].beacon == here
-                guard isFresh(links[index], at: time) || (atHere && isSuspect(links[index].node, since: links[index].smoother.lastTime, at: time)) else {
-                    continue
-                }
-                let pathLoss = position.map { score(of: links[index], from: $0) } ?? links[index].pathLoss
-                if nearer(pathLoss, index, than: overall, in: links) { overall = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index) }
-                if atHere {
-                    if nearer(pathLoss, index, than: current, in: links) { current = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index) }
-                } else if nearer(pathLoss, index, than: elsewhere, in: links) {
-                    elsewhere = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index)
-                }
+        forEachReading(track, here: here, at: time) { links, index, pathLoss in
+            if nearer(pathLoss, index, than: overall, in: links) { overall = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index) }
+            if links[index].beacon == here {
+                if nearer(pathLoss, index, than: current, in: links) { current = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index) }
+            } else if nearer(pathLoss, index, than: elsewhere, in: links) {
+                elsewhere = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index)
             }
         }
         return (overall, current, elsewhere)
+    }
+
+    /// Calls `body` with every reading that counts at `time` and its nearness (path loss, or the
+    /// score from the estimated position): qualifying and fresh, or, at the user's beacon `here`,
+    /// held while its node is suspected down.
+    @inline(__always)
+    func forEachReading(_ track: UserTrack, here: String?, at time: Int64, _ body: (UnsafeBufferPointer<Link>, Int, Double) -> Void) {
+        let position = configuration.choice == .position ? estimatedPosition(track, at: time) : nil
+        track.links.withUnsafeBufferPointer { links in
+            for index in links.indices where qualifies(links[index]) {
+                guard isFresh(links[index], at: time)
+                    || (links[index].beacon == here && isSuspect(links[index].node, since: links[index].smoother.lastTime, at: time)) else {
+                    continue
+                }
+                body(links, index, position.map { score(of: links[index], from: $0) } ?? links[index].pathLoss)
+            }
+        }
     }
 
     /// Where the user is, from the fresh readings whose fixed end has coordinates; with
@@ -112,7 +121,7 @@ extension PresenceEngine {
         return 10 * configuration.pathLossExponent * log10(distance)
     }
 
-    private func nearer(_ pathLoss: Double, _ index: Int, than other: Score?, in links: UnsafeBufferPointer<Link>) -> Bool {
+    func nearer(_ pathLoss: Double, _ index: Int, than other: Score?, in links: UnsafeBufferPointer<Link>) -> Bool {
         guard let other else { return true }
         if pathLoss != other.pathLoss { return pathLoss < other.pathLoss }
         if links[index].beacon != other.beacon { return links[index].beacon < other.beacon }

@@ -49,24 +49,17 @@ extension PresenceEngine {
         evidence.amount != other.amount ? evidence.amount > other.amount : evidence.beacon < other.beacon
     }
 
-    /// Each qualifying beacon's nearest reading, by beacon key: fresh readings, and for the
-    /// user's beacon (`here`) held ones too.
+    /// Each beacon's nearest reading that counts (`forEachReading`), sorted by beacon key; ties
+    /// as in `nearest`.
     func beaconScores(_ track: UserTrack, here: String, at time: Int64) -> [Score] {
         var scores: [Score] = []
-        let position = configuration.choice == .position ? estimatedPosition(track, at: time) : nil
-        for index in track.links.indices where qualifies(track.links[index]) {
-            let link = track.links[index]
-            guard isFresh(link, at: time) || (link.beacon == here && isSuspect(link.node, since: link.smoother.lastTime, at: time)) else {
-                continue
-            }
-            let pathLoss = position.map { score(of: link, from: $0) } ?? link.pathLoss
-            if let existing = scores.firstIndex(where: { $0.beacon == link.beacon }) {
-                let other = scores[existing]
-                if pathLoss < other.pathLoss || (pathLoss == other.pathLoss && link.key < track.links[other.link].key) {
-                    scores[existing] = Score(beacon: link.beacon, pathLoss: pathLoss, link: index)
+        forEachReading(track, here: here, at: time) { links, index, pathLoss in
+            if let existing = scores.firstIndex(where: { $0.beacon == links[index].beacon }) {
+                if nearer(pathLoss, index, than: scores[existing], in: links) {
+                    scores[existing] = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index)
                 }
             } else {
-                scores.append(Score(beacon: link.beacon, pathLoss: pathLoss, link: index))
+                scores.append(Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index))
             }
         }
         scores.sort { $0.beacon < $1.beacon }

@@ -83,8 +83,7 @@ public struct RSSISmoother: Sendable, Equatable {
             if let first = window.firstIndex(where: { $0.time >= horizon }), first > 0 {
                 window.removeFirst(first)
             }
-            let sorted = window.map(\.rssi).sorted()
-            value = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+            value = window.map(\.rssi).median() ?? value
         }
         lastTime = max(lastTime, time)
         count += 1

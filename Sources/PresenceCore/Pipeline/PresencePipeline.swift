@@ -100,8 +100,7 @@ public struct PresencePipeline: Sendable {
                 outcome.observations += 1
                 engine.ingest(observation)
             case .failure(let drop):
-                if drop == .unregistered || drop == .unknownNode, selfCalibration?.take(identity: sighting.id.string(in: bytes), heardBy: key, rssi: sighting.rssi,
-                                                                  tx: sighting.tx) ?? false {
+                if drop == .unregistered || drop == .unknownNode, selfCalibration?.take(sighting, in: bytes, heardBy: key) ?? false {
                     continue
                 }
                 counters.unmatched[drop.rawValue, default: 0] += 1

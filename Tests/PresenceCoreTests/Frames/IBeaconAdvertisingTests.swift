@@ -36,7 +36,8 @@ import Testing
         var sightings: [Sighting] = []
         decoder.decode(event: event[...], ts: 1_000, into: &sightings)
         #expect(sightings == [Sighting(ts: 1_000, id: NodeBeacon.identity(of: node), rssi: -70, tx: tx, addr: "00:1b:dc:07:31:e4")])
-        #expect(NodeBeacon.isNodeBeacon(sightings.first?.id ?? ""))
+        let heard = sightings.first?.id ?? ""
+        #expect(heard.hasPrefix("ibeacon:\(NodeBeacon.uuid):"))
     }
 
     @Test(arguments: [
