@@ -22,6 +22,12 @@ public struct EngineOptions: ParsableArguments {
     @Option(help: "The lead beyond the margin, summed over time (dB·s), that wins a move (--decide evidence).")
     public var switchEvidence = 12.0
 
+    @Option(help: "What a move between beacons that are not next to each other needs on top of the margin, dB (when beacons declare --next-to).")
+    public var jumpMargin = 6.0
+
+    @Option(help: "What such a move needs on top of the dwell.")
+    public var jumpDwell = "3s"
+
     @Option(help: "How long a beacon must stay the nearest before an enter.")
     public var enterDwell = "1s"
 
@@ -67,6 +73,8 @@ public struct EngineOptions: ParsableArguments {
         }
         engine.decision = decision
         engine.switchEvidence = switchEvidence
+        engine.jumpMargin = jumpMargin
+        engine.jumpDwell = try DurationText.milliseconds(jumpDwell, what: "--jump-dwell")
         engine.enterDwell = try DurationText.milliseconds(enterDwell, what: "--enter-dwell")
         engine.enterSightings = enterSightings
         engine.pathLossExponent = pathLossExponent

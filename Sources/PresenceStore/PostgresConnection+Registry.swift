@@ -7,12 +7,22 @@ extension PostgresConnection {
         let venues = try query("SELECT key, name FROM presence.venues").rows.map { row in
             Registry.Venue(key: row.string(0) ?? "", name: row.string(1))
         }
+        var neighbours: [String: [String]] = [:]
+        for row in try query("SELECT beacon_key, neighbour_key FROM presence.beacon_neighbours ORDER BY 1, 2").rows {
+            guard let beacon = row.string(0), let neighbour = row.string(1) else { continue }
+            neighbours[beacon, default: []].append(neighbour)
+            neighbours[neighbour, default: []].append(beacon)
+        }
         let beacons = try query("""
-            SELECT key, venue_key, name, identity, x, y, floor, radius, tx, hello, goodbye FROM presence.beacons
+            SELECT key, venue_key, name, identity, x, y, floor, radius, tx, hello, goodbye, switch_margin, switch_dwell_ms, absence_timeout_ms
+            FROM presence.beacons
             """).rows.map { row in
-            Registry.Beacon(key: row.string(0) ?? "", venue: row.string(1), name: row.string(2), identity: row.string(3),
-                            x: try row.double(4), y: try row.double(5), floor: try row.int(6), radius: try row.double(7),
-                            tx: try row.int(8), hello: row.string(9), goodbye: row.string(10))
+            let key = row.string(0) ?? ""
+            return Registry.Beacon(
+                key: key, venue: row.string(1), name: row.string(2), identity: row.string(3), x: try row.double(4), y: try row.double(5),
+                floor: try row.int(6), radius: try row.double(7), tx: try row.int(8), hello: row.string(9), goodbye: row.string(10),
+                switchMargin: try row.double(11), switchDwell: try row.int(12).map(Int64.init), absenceTimeout: try row.int(13).map(Int64.init),
+                nextTo: (neighbours[key] ?? []).sorted())
         }
         let nodes = try query("SELECT key, venue_key, beacon_key, x, y, floor, rssi_offset FROM presence.nodes").rows.map { row in
             Registry.Node(key: row.string(0) ?? "", venue: row.string(1), beacon: row.string(2), x: try row.double(3), y: try row.double(4),
@@ -38,7 +48,10 @@ extension PostgresConnection {
             """, [key.value, name])
     }
 
-    public func upsertBeacon(_ beacon: Registry.Beacon) throws {
+    /// Adds or updates a beacon (nil fields keep their value; `clearPolicy` makes its margin,
+    /// dwell and timeout follow the aggregator's flags again), and adds and removes neighbours.
+    public func upsertBeacon(_ beacon: Registry.Beacon, clearPolicy: Bool = false, addNeighbours: [String] = [],
+                             removeNeighbours: [String] = []) throws {
         try transaction { db in
             if let venue = beacon.venue { try db.requireExisting("venue", venue, in: "presence.venues") }
             if let identity = beacon.identity {
@@ -48,8 +61,9 @@ extension PostgresConnection {
                 }
             }
             _ = try db.query("""
-                INSERT INTO presence.beacons (key, venue_key, name, identity, x, y, floor, radius, tx, hello, goodbye)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                INSERT INTO presence.beacons (key, venue_key, name, identity, x, y, floor, radius, tx, hello, goodbye,
+                                              switch_margin, switch_dwell_ms, absence_timeout_ms)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
                 ON CONFLICT (key) DO UPDATE SET
                     venue_key = COALESCE(EXCLUDED.venue_key, beacons.venue_key),
                     name = COALESCE(EXCLUDED.name, beacons.name),
@@ -61,9 +75,25 @@ extension PostgresConnection {
                     tx = COALESCE(EXCLUDED.tx, beacons.tx),
                     hello = COALESCE(EXCLUDED.hello, beacons.hello),
                     goodbye = COALESCE(EXCLUDED.goodbye, beacons.goodbye),
+                    switch_margin = CASE WHEN $15::boolean THEN NULL ELSE COALESCE(EXCLUDED.switch_margin, beacons.switch_margin) END,
+                    switch_dwell_ms = CASE WHEN $15::boolean THEN NULL ELSE COALESCE(EXCLUDED.switch_dwell_ms, beacons.switch_dwell_ms) END,
+                    absence_timeout_ms = CASE WHEN $15::boolean THEN NULL ELSE COALESCE(EXCLUDED.absence_timeout_ms, beacons.absence_timeout_ms) END,
                     updated_at = now()
                 """, [beacon.key, beacon.venue, beacon.name, beacon.identity, beacon.x, beacon.y, beacon.floor, beacon.radius,
-                      beacon.tx, beacon.hello, beacon.goodbye])
+                      beacon.tx, beacon.hello, beacon.goodbye, beacon.switchMargin, beacon.switchDwell, beacon.absenceTimeout, clearPolicy])
+            for neighbour in addNeighbours {
+                guard neighbour != beacon.key else { throw ValueError("--next-to '\(neighbour)' is not valid: a beacon is not its own neighbour") }
+                try db.requireExisting("beacon", neighbour, in: "presence.beacons")
+                _ = try db.query("""
+                    INSERT INTO presence.beacon_neighbours (beacon_key, neighbour_key) VALUES (LEAST($1, $2), GREATEST($1, $2))
+                    ON CONFLICT DO NOTHING
+                    """, [beacon.key, neighbour])
+            }
+            for neighbour in removeNeighbours {
+                _ = try db.query("""
+                    DELETE FROM presence.beacon_neighbours WHERE beacon_key = LEAST($1, $2) AND neighbour_key = GREATEST($1, $2)
+                    """, [beacon.key, neighbour])
+            }
         }
     }
 

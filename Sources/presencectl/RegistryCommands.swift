@@ -77,6 +77,14 @@ struct BeaconCommand: AsyncParsableCommand {
         @Option(parsing: .unconditional, help: "Calibrated power at 1 m of the beacon's radio, dBm (overrides the frames).") var tx: Int?
         @Option(help: "Message sent to a user who arrives.") var hello: String?
         @Option(help: "Message sent to a user who leaves.") var goodbye: String?
+        @Option(parsing: .unconditional, help: "The margin (dB) a move to or from this beacon needs at least (a sticky desk, a door).")
+        var switchMargin: Double?
+        @Option(help: "The dwell a move to or from this beacon needs at least, such as 5s.") var switchDwell: String?
+        @Option(help: "How long after the last sighting a session here times out, such as 30s.") var absenceTimeout: String?
+        @Flag(help: "Make the margin, dwell and timeout follow the aggregator's flags again.") var clearPolicy = false
+        @Option(help: "Beacons next to this one, comma-separated: a move between beacons that are not neighbours needs more evidence.")
+        var nextTo: [String] = []
+        @Option(help: "Beacons no longer next to this one, comma-separated.") var notNextTo: [String] = []
 
         func run() async throws {
             let key = try Slug(key, what: "beacon")
@@ -85,13 +93,40 @@ struct BeaconCommand: AsyncParsableCommand {
             if let radius, !(radius > 0 && radius.isFinite) {
                 throw ValueError("--radius \(radius) is not valid: expected metres above 0")
             }
+            if let switchMargin, !(switchMargin >= 0 && switchMargin <= 100) {
+                throw ValueError("--switch-margin \(switchMargin) is not valid: expected dB from 0 to 100")
+            }
+            let day: Int64 = 86_400_000
+            let dwell = try switchDwell.map { try DurationText.milliseconds($0, what: "--switch-dwell") }
+            if let dwell, dwell > day { throw ValueError("--switch-dwell '\(switchDwell ?? "")' is not valid: expected at most 1d") }
+            let timeout = try absenceTimeout.map { try DurationText.milliseconds($0, what: "--absence-timeout") }
+            if let timeout, !(1...day).contains(timeout) {
+                throw ValueError("--absence-timeout '\(absenceTimeout ?? "")' is not valid: expected a duration above 0 and at most 1d")
+            }
+            if clearPolicy, switchMargin != nil || dwell != nil || timeout != nil {
+                throw ValueError("--clear-policy cannot be given with --switch-margin, --switch-dwell or --absence-timeout")
+            }
+            let add = try BeaconCommand.keys(nextTo, option: "--next-to")
+            let remove = try BeaconCommand.keys(notNextTo, option: "--not-next-to")
             let beacon = Registry.Beacon(key: key.value, venue: venue, name: name, identity: identity, x: place.x, y: place.y,
-                                         floor: place.floor, radius: radius, tx: try validTx(tx), hello: hello, goodbye: goodbye)
-            try await withDatabase(connection) { try await $0.upsertBeacon(beacon) }
+                                         floor: place.floor, radius: radius, tx: try validTx(tx), hello: hello, goodbye: goodbye,
+                                         switchMargin: switchMargin, switchDwell: dwell, absenceTimeout: timeout)
+            try await withDatabase(connection) {
+                try await $0.upsertBeacon(beacon, clearPolicy: clearPolicy, addNeighbours: add, removeNeighbours: remove)
+            }
             print("beacon \(key)")
         }
     }
 
+    /// Beacon keys from repeated, comma-separated option values.
+    private static func keys(_ values: [String], option: String) throws -> [String] {
+        try values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map {
+            do { return try Slug(String($0), what: "beacon").value } catch { throw ValueError("\(option) '\($0)' is not valid: expected beacon keys, comma-separated") }
+        }
+    }
+}
+
+extension BeaconCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a beacon; sessions there end.")
         @OptionGroup var connection: ConnectionOptions

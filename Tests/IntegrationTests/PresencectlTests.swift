@@ -1,4 +1,6 @@
 import Foundation
+import PresenceCore
+import PresencePostgres
 import PresenceStore
 import Testing
 
@@ -9,7 +11,7 @@ import Testing
     /// Every registry table and its rows, to show that a refused command changed nothing.
     static func dump(_ h: PipelineHarness) throws -> [String] {
         var rows: [String] = []
-        for table in ["venues", "beacons", "nodes", "users", "devices"] {
+        for table in ["venues", "beacons", "beacon_neighbours", "nodes", "users", "devices"] {
             rows += try h.rows("SELECT '\(table)', t::text FROM presence.\(table) t ORDER BY 2")
         }
         return rows
@@ -55,6 +57,14 @@ import Testing
         (["sessions", "--since", "yesterday"], "yesterday"),
         (["visits", "--bucket", "10s"], "10s"),
         (["beacon", "add", "desk-9", "--x", "abc", "--y", "1"], "abc"),
+        (["beacon", "add", "desk-1", "--switch-margin", "-1"], "-1"),
+        (["beacon", "add", "desk-1", "--switch-dwell", "soon"], "soon"),
+        (["beacon", "add", "desk-1", "--absence-timeout", "0s"], "0s"),
+        (["beacon", "add", "desk-1", "--absence-timeout", "3d"], "3d"),
+        (["beacon", "add", "desk-1", "--next-to", "nowhere"], "nowhere"),
+        (["beacon", "add", "desk-1", "--next-to", "desk-1"], "desk-1"),
+        (["beacon", "add", "desk-1", "--next-to", "Desk-2"], "Desk-2"),
+        (["beacon", "add", "desk-1", "--clear-policy", "--switch-margin", "3"], "--clear-policy"),
     ])
     func badInputIsRefusedInOneLineNamingTheValueAndChangesNothing(_ arguments: [String], _ named: String) throws {
         let h = try Self.seeded("cli")
@@ -77,6 +87,30 @@ import Testing
         try h.ctlOK("node", "add", "scan-1", "--rssi-offset", "-3")
         try h.ctlOK("node", "add", "scan-1", "--x", "1", "--y", "2")
         #expect(try h.rows("SELECT beacon_key, x, y, rssi_offset FROM presence.nodes") == ["desk-1|1|2|-3"])
+    }
+
+    @Test func beaconPoliciesAndNeighboursAreStoredMutuallyAndLoaded() async throws {
+        let h = try Self.seeded("policies")
+        try h.ctlOK("beacon", "add", "door", "--venue", "lab")
+        try h.ctlOK("beacon", "add", "hall", "--venue", "lab")
+        try h.ctlOK("beacon", "add", "desk-1", "--switch-margin", "8", "--switch-dwell", "5s", "--absence-timeout", "1m",
+                    "--next-to", "hall,door")
+        try h.ctlOK("beacon", "add", "door", "--next-to", "desk-1", "--absence-timeout", "4s")
+        #expect(try h.rows("SELECT key, switch_margin, switch_dwell_ms, absence_timeout_ms FROM presence.beacons ORDER BY 1")
+            == ["desk-1|8|5000|60000", "door|||4000", "hall|||"])
+        #expect(try h.rows("SELECT beacon_key, neighbour_key FROM presence.beacon_neighbours ORDER BY 1, 2") == ["desk-1|door", "desk-1|hall"])
+        let db = try await PostgresConnection.connect(PostgresConfiguration(url: h.databaseURL), logger: PostgresTestSupport.quietLogger)
+        let registry = try await db.loadRegistry()
+        await db.close()
+        #expect(registry.beacons["desk-1"]?.nextTo == ["door", "hall"])
+        #expect(registry.beacons["hall"]?.nextTo == ["desk-1"])
+        #expect(registry.beacons["desk-1"]?.switchDwell == 5_000)
+        try h.ctlOK("beacon", "add", "desk-1", "--not-next-to", "door", "--clear-policy", "--name", "Desk")
+        #expect(try h.rows("SELECT key, switch_margin, switch_dwell_ms, absence_timeout_ms, name FROM presence.beacons WHERE key = 'desk-1'")
+            == ["desk-1||||Desk"])
+        #expect(try h.rows("SELECT beacon_key, neighbour_key FROM presence.beacon_neighbours") == ["desk-1|hall"])
+        try h.ctlOK("beacon", "rm", "hall")
+        #expect(try h.rows("SELECT count(*) FROM presence.beacon_neighbours") == ["0"])
     }
 
     @Test func migrateIsIdempotentAndTheDatabaseAllowsOneOpenSessionPerUser() throws {

@@ -18,6 +18,11 @@ public struct EngineConfiguration: Sendable, Equatable {
     /// How long another beacon must stay clearly nearer before the move (`--switch-dwell`; the
     /// `dwell` decision only).
     public var switchDwell: Int64 = 3_000
+    /// What a move between beacons that are not next to each other needs on top of the margin,
+    /// dB, and the dwell, ms, when adjacency is declared (`--jump-margin`, `--jump-dwell`; see
+    /// `PlacePolicies`).
+    public var jumpMargin: Double = 6
+    public var jumpDwell: Int64 = 3_000
     /// How a move is decided (`--decide`).
     public enum Decision: String, Sendable, Equatable, CaseIterable {
         /// Another beacon nearer by the margin at every look for the switch dwell.
@@ -72,6 +77,8 @@ public struct EngineConfiguration: Sendable, Equatable {
         guard switchEvidence > 0, switchEvidence.isFinite else {
             throw ValueError("switch-evidence \(switchEvidence) dB·s is not valid: expected more than 0")
         }
+        guard jumpMargin >= 0, jumpMargin.isFinite else { throw ValueError("jump-margin \(jumpMargin) dB is not valid: expected 0 or more") }
+        guard jumpDwell >= 0 else { throw ValueError("jump-dwell \(jumpDwell) ms is not valid: expected 0 or more") }
         guard switchDwell >= 0 else { throw ValueError("switch-dwell \(switchDwell) ms is not valid: expected 0 or more") }
         guard enterDwell >= 0 else { throw ValueError("enter-dwell \(enterDwell) ms is not valid: expected 0 or more") }
         guard enterSightings >= 1 else { throw ValueError("enter-sightings \(enterSightings) is not valid: expected 1 or more") }

@@ -119,20 +119,24 @@ struct Score: Sendable {
     var link: Int
 }
 
-/// A beacon about to win an enter or a move, since when, and how often it was heard since.
+/// A beacon about to win an enter or a move, since when, how often it was heard since, and how
+/// long it must last to win.
 struct Candidate: Sendable {
     var beacon: String
     var since: Int64
     var sightings: Int
+    var dwell: Int64 = 0
 }
 
 /// A challenger's case against the user's beacon under the `evidence` decision: its lead beyond
-/// the margin summed since `since` (dB·s), and how fast that sum grows now (dB, per second).
+/// the margin summed since `since` (dB·s), how fast that sum grows now (dB, per second), and the
+/// sum that wins the move.
 struct Evidence: Sendable {
     var beacon: String
     var amount: Double
     var since: Int64
     var rate: Double
+    var threshold: Double
 }
 
 /// Everything the engine tracks for one user.

@@ -144,15 +144,15 @@ extension PresenceEngine {
                 weighEvidence(&track, presence, at: time, events: &events)
                 return
             }
-            guard let challenger = scores.elsewhere, challenger.pathLoss + configuration.switchMargin <= current else {
+            guard let (challenger, rule) = challenger(track, nearest: scores.elsewhere, here: presence.beacon, current: current, at: time) else {
                 track.candidate = nil
                 return
             }
             guard let candidate = track.candidate, candidate.beacon == challenger.beacon else {
-                track.candidate = Candidate(beacon: challenger.beacon, since: time, sightings: 1)
+                track.candidate = Candidate(beacon: challenger.beacon, since: time, sightings: 1, dwell: rule.dwell)
                 return
             }
-            guard time - candidate.since >= configuration.switchDwell else { return }
+            guard time - candidate.since >= candidate.dwell else { return }
             // The move is dated to when the other beacon became the nearer one (before the margin
             // and the dwell made it certain), as a timeout exit is dated to the last sighting.
             let since = track.nearer?.beacon == challenger.beacon ? min(track.nearer?.since ?? candidate.since, candidate.since) : candidate.since
@@ -165,7 +165,7 @@ extension PresenceEngine {
                 return
             }
             guard let candidate = track.candidate, candidate.beacon == nearest.beacon else {
-                track.candidate = Candidate(beacon: nearest.beacon, since: time, sightings: 1)
+                track.candidate = Candidate(beacon: nearest.beacon, since: time, sightings: 1, dwell: configuration.enterDwell)
                 if configuration.enterDwell == 0, configuration.enterSightings <= 1 {
                     enter(&track, nearest, at: time, events: &events)
                 }
@@ -175,6 +175,24 @@ extension PresenceEngine {
             // Dated to when the beacon became the nearest, as the move is.
             enter(&track, nearest, at: max(candidate.since, track.lastExit ?? .min), events: &events)
         }
+    }
+
+    /// The beacon a present user would move to, and what the move needs: the nearest other
+    /// beacon that is nearer than the user's (`current`) by the margin of its move. Without
+    /// beacon policies that is `nearest` with the configured margin and dwell.
+    func challenger(_ track: UserTrack, nearest: Score?, here: String, current: Double, at time: Int64)
+        -> (Score, PlacePolicies.MoveRule)? {
+        guard !places.isEmpty else {
+            guard let nearest, nearest.pathLoss + configuration.switchMargin <= current else { return nil }
+            return (nearest, PlacePolicies.MoveRule(margin: configuration.switchMargin, dwell: configuration.switchDwell, isJump: false))
+        }
+        var best: (Score, PlacePolicies.MoveRule)?
+        for score in beaconScores(track, here: here, at: time) where score.beacon != here {
+            let rule = places.moveRule(from: here, to: score.beacon, configuration: configuration)
+            guard score.pathLoss + rule.margin <= current, best.map({ score.pathLoss < $0.0.pathLoss }) ?? true else { continue }
+            best = (score, rule)
+        }
+        return best
     }
 
     func enter(_ track: inout UserTrack, _ score: Score, at time: Int64, events: inout [PresenceEvent]) {
@@ -216,10 +234,10 @@ extension PresenceEngine {
     func deadline(of track: UserTrack) -> Int64 {
         var earliest = timeoutDeadline(of: track)
         if let candidate = track.candidate {
-            earliest = min(earliest, candidate.since + (!track.isPresent ? configuration.enterDwell : configuration.switchDwell))
+            earliest = min(earliest, TimeBounds.sum(candidate.since, candidate.dwell))
         }
         for evidence in track.evidence where evidence.rate > 0 {
-            let remaining = (configuration.switchEvidence - evidence.amount) / evidence.rate * 1000
+            let remaining = (evidence.threshold - evidence.amount) / evidence.rate * 1000
             earliest = min(earliest, track.evidenceTime + max(1, Int64(remaining.rounded(.up))))
         }
         var oldest = Int64.max
@@ -243,7 +261,8 @@ extension PresenceEngine {
     /// the user is suspected down (its silence is no evidence that the user left).
     func timeoutDeadline(of track: UserTrack) -> Int64 {
         guard let lastSeen = track.presence?.lastSeen else { return .max }
-        var deadline = max(lastSeen + configuration.absenceTimeout, track.graceUntil ?? .min)
+        let timeout = places.isEmpty ? configuration.absenceTimeout : places.absenceTimeout(at: track.presence?.beacon ?? "", configuration: configuration)
+        var deadline = max(TimeBounds.sum(lastSeen, timeout), track.graceUntil ?? .min)
         if watchedNodes > 0, let node = track.presence?.lastNode, let health = nodes[node] {
             let suspectSince = health.offlineSince.map { max($0, lastSeen) } ?? lastSeen
             if health.offlineSince != nil || (health.heartbeats && health.lastHeard < lastSeen + configuration.heartbeatGrace) {

@@ -15,7 +15,7 @@ extension PresenceEngine {
         var winner: Int?
         for index in track.evidence.indices {
             track.evidence[index].amount += track.evidence[index].rate * elapsed
-            if track.evidence[index].amount >= configuration.switchEvidence,
+            if track.evidence[index].amount >= track.evidence[index].threshold,
                winner.map({ stronger(track.evidence[index], than: track.evidence[$0]) }) ?? true {
                 winner = index
             }
@@ -32,16 +32,27 @@ extension PresenceEngine {
         let current = scores.first { $0.beacon == presence.beacon }?.pathLoss ?? .infinity
         var cases: [Evidence] = []
         for score in scores where score.beacon != presence.beacon {
-            let rate = min(current - score.pathLoss, configuration.evidenceCap) - configuration.switchMargin
+            let (margin, threshold) = evidenceRule(from: presence.beacon, to: score.beacon)
+            let rate = min(current - score.pathLoss, configuration.evidenceCap) - margin
             if let index = track.evidence.firstIndex(where: { $0.beacon == score.beacon }), track.evidence[index].amount > 0 {
                 var evidence = track.evidence[index]
                 evidence.rate = rate
                 cases.append(evidence)
             } else if rate > 0 {
-                cases.append(Evidence(beacon: score.beacon, amount: 0, since: time, rate: rate))
+                cases.append(Evidence(beacon: score.beacon, amount: 0, since: time, rate: rate, threshold: threshold))
             }
         }
         track.evidence = cases
+    }
+
+    /// The margin and the switch evidence of a move from `here` to `other`: the configured ones,
+    /// or, with beacon policies, the move's margin and the evidence scaled by its dwell over the
+    /// configured dwell (a beacon that asks for twice the dwell asks for twice the evidence).
+    private func evidenceRule(from here: String, to other: String) -> (margin: Double, threshold: Double) {
+        guard !places.isEmpty else { return (configuration.switchMargin, configuration.switchEvidence) }
+        let rule = places.moveRule(from: here, to: other, configuration: configuration)
+        let scale = configuration.switchDwell > 0 ? Double(rule.dwell) / Double(configuration.switchDwell) : 1
+        return (rule.margin, configuration.switchEvidence * max(scale, 0.01))
     }
 
     /// The larger amount wins; ties go to the smaller beacon key.

@@ -10,6 +10,18 @@ extension PresenceEngine {
         putTrack(&track, index)
     }
 
+    /// Takes the beacons' own settings and neighbours; every track is looked at again on the
+    /// next `advance`, since what a move or a timeout needs may have changed.
+    public mutating func setPlaces(_ places: PlacePolicies) {
+        guard places != self.places else { return }
+        self.places = places
+        for index in tracks.indices where !tracks[index].isFree {
+            tracks[index].candidate = nil
+            tracks[index].evidence.removeAll()
+        }
+        healthChanged = true
+    }
+
     /// Ends `user`'s session, if any, at `time` with `reason`, and forgets everything about the user.
     public mutating func remove(user: String, at time: Int64, reason: PresenceEvent.ExitReason) -> [PresenceEvent] {
         dropPending { $0.user == user }

@@ -4,6 +4,8 @@
 /// follow. The same calls in the same order always give the same events, live or in a replay.
 public struct PresenceEngine: Sendable {
     public let configuration: EngineConfiguration
+    /// The beacons' own margins, dwells, timeouts and neighbours (`setPlaces`).
+    public internal(set) var places = PlacePolicies()
     /// The time up to which observations have been processed, ms since the epoch.
     public internal(set) var now: Int64
     public internal(set) var statistics = Statistics()

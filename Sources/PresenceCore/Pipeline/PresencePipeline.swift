@@ -50,6 +50,7 @@ public struct PresencePipeline: Sendable {
         nextTick = (start / tick + 1) * tick
         clock = start
         engine = PresenceEngine(configuration: configuration.engine, now: start - configuration.lateness)
+        engine.setPlaces(PlacePolicies(registry: registry))
     }
 
     /// A batch payload arrived on the sightings topic of `node` at `receivedAt`: the clock moves
@@ -191,6 +192,7 @@ public struct PresencePipeline: Sendable {
         }
         registry = newRegistry
         matcher = ObservationMatcher(registry: newRegistry)
+        engine.setPlaces(PlacePolicies(registry: newRegistry))
         if configuration.selfCalibrate { selfCalibration = SelfCalibration(registry: newRegistry, start: time) }
         registeredNodes = Self.nodeKeys(of: newRegistry)
         nodeClocks = nodeClocks.filter { registeredNodes.contains($0.key) }

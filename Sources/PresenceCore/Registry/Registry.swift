@@ -43,9 +43,18 @@ public struct Registry: Sendable, Equatable {
         public var tx: Int?
         public var hello: String?
         public var goodbye: String?
+        /// The margin, dB, and dwell, ms, a move to or from this beacon needs at least, and how
+        /// long after the last sighting a session here times out, ms; nil follows the engine's
+        /// configuration (see `PlacePolicies`).
+        public var switchMargin: Double?
+        public var switchDwell: Int64?
+        public var absenceTimeout: Int64?
+        /// Keys of the beacons next to this one; empty when not declared.
+        public var nextTo: [String]
 
         public init(key: String, venue: String? = nil, name: String? = nil, identity: String? = nil, x: Double? = nil, y: Double? = nil,
-                    floor: Int? = nil, radius: Double? = nil, tx: Int? = nil, hello: String? = nil, goodbye: String? = nil) {
+                    floor: Int? = nil, radius: Double? = nil, tx: Int? = nil, hello: String? = nil, goodbye: String? = nil,
+                    switchMargin: Double? = nil, switchDwell: Int64? = nil, absenceTimeout: Int64? = nil, nextTo: [String] = []) {
             self.key = key
             self.venue = venue
             self.name = name
@@ -57,6 +66,10 @@ public struct Registry: Sendable, Equatable {
             self.tx = tx
             self.hello = hello
             self.goodbye = goodbye
+            self.switchMargin = switchMargin
+            self.switchDwell = switchDwell
+            self.absenceTimeout = absenceTimeout
+            self.nextTo = nextTo
         }
     }
 
