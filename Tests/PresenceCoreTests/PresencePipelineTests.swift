@@ -31,6 +31,27 @@ import Testing
         return arrivals.sorted { $0.2 < $1.2 }
     }
 
+    @Test func theRegistrysPlacePoliciesDecide() {
+        let start: Int64 = 1_763_774_700_000
+        func moves(_ registry: Registry) -> [String] {
+            var pipeline = PresencePipeline(configuration: .init(), registry: registry, start: start)
+            var events: [PresenceEvent] = []
+            for (node, payload, received) in Self.walk(seed: 9, start: start) {
+                events += pipeline.receive(payload, node: Substring(node), at: received).events
+            }
+            events += pipeline.advanceClock(to: start + 120_000)
+            return events.filter { $0.kind == .enter }.map(\.beacon)
+        }
+        #expect(moves(Self.registry) == ["a", "b"])
+        var sticky = Self.registry
+        sticky.beacons["a"]?.switchMargin = 30
+        #expect(moves(sticky) == ["a"], "a 16 dB lead does not take alice from a beacon that asks for 30")
+        var pipeline = PresencePipeline(configuration: .init(), registry: Self.registry, start: start)
+        #expect(pipeline.engine.places.isEmpty)
+        _ = pipeline.replaceRegistry(sticky, at: start + 1_000)
+        #expect(pipeline.engine.places == PlacePolicies(registry: sticky))
+    }
+
     @Test func skippingQuietTicksDecidesExactlyAsDecidingAtEveryTick() {
         let start: Int64 = 1_763_774_700_000
         let arrivals = Self.walk(seed: 9, start: start)
