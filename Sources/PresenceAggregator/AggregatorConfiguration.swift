@@ -7,7 +7,7 @@ import class Foundation.ProcessInfo
 /// Everything `presence-aggregator` needs to run, built from flags and environment variables.
 public struct AggregatorConfiguration: Sendable {
     /// The broker to read sightings from and publish events to.
-    public var broker: MQTTURL
+    public var broker: MQTTBroker
     /// The database with the registry, sessions and events.
     public var database: PostgresConfiguration
     /// Topic names under the prefix (`--topic-prefix`).
@@ -38,7 +38,7 @@ public struct AggregatorConfiguration: Sendable {
         clientID ?? "presence-aggregator-" + topics.prefix.replacingSlashes()
     }
 
-    public init(broker: MQTTURL, database: PostgresConfiguration, topics: Topics) {
+    public init(broker: MQTTBroker, database: PostgresConfiguration, topics: Topics) {
         self.broker = broker
         var database = database
         // No call of the aggregator may wait on the database for ever.

@@ -17,7 +17,7 @@ final class InboundConnection: Service {
 
     init(configuration: AggregatorConfiguration, inbox: LoopInbox, ready: StartGate, health: AggregatorHealth, logger: Logger) throws {
         let topics = configuration.topics
-        var mqtt = MQTTConfiguration(url: configuration.broker, clientID: configuration.effectiveClientID)
+        var mqtt = MQTTConfiguration(broker: configuration.broker, clientID: configuration.effectiveClientID)
         mqtt.cleanSession = configuration.cleanSession
         // A persistent session needs, under MQTT 5, a session-expiry CONNECT property, which
         // libmosquitto's automatic reconnects do not send; under 3.1.1 the broker keeps a session

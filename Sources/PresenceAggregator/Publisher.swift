@@ -30,7 +30,7 @@ final class Publisher: Service {
         self.health = health
         self.deadLetters = deadLetters
         self.logger = logger
-        var mqtt = MQTTConfiguration(url: configuration.broker, clientID: configuration.effectiveClientID + "-out")
+        var mqtt = MQTTConfiguration(broker: configuration.broker, clientID: configuration.effectiveClientID + "-out")
         mqtt.will = Self.statusMessage(ServiceStatus(state: .offline), configuration.topics)
         mqtt.maxInFlight = configuration.publishWindow
         // Back soon after an outage: what waits in the journal is what subscribers wait for.

@@ -12,8 +12,8 @@ public struct ConnectionOptions: ParsableArguments {
 
     public init() {}
 
-    public func brokerURL() throws -> MQTTURL {
-        try brokerOptions.brokerURL()
+    public func mqttBroker() throws -> MQTTBroker {
+        try brokerOptions.mqttBroker()
     }
 
     public func topics() throws -> Topics {

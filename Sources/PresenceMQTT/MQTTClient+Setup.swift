@@ -46,7 +46,8 @@ extension MQTTClient {
                   "cannot set the reconnect delays")
         if url.tls {
             if let caFile = configuration.caFile {
-                try check(mosquitto_tls_set(handle, caFile, nil, nil, nil, nil), "cannot use CA file \(caFile)")
+                try check(mosquitto_tls_set(handle, caFile, nil, configuration.certFile, configuration.keyFile, nil),
+                          configuration.certFile.map { "cannot use CA file \(caFile) with certificate \($0)" } ?? "cannot use CA file \(caFile)")
             } else {
                 try check(mosquitto_int_option(handle, MOSQ_OPT_TLS_USE_OS_CERTS, 1),
                           "cannot use the operating system's CA certificates")

@@ -39,6 +39,10 @@ public struct MQTTConfiguration: Sendable {
     public var onMessage: (@Sendable (MQTTMessage) -> Bool)?
     /// A PEM file of CA certificates for `mqtts`; nil uses the operating system's certificates.
     public var caFile: String?
+    /// A PEM client certificate and its unencrypted key, for brokers that ask for one (`mqtts`
+    /// with a `caFile` only).
+    public var certFile: String?
+    public var keyFile: String?
     /// MQTT 5 by default; 3.1.1 for older brokers.
     public var protocolVersion = MQTTProtocolVersion.v5
 
@@ -61,6 +65,9 @@ extension MQTTConfiguration {
         }
         if maxInFlight < 1 || maxInFlight > 65_535 { throw bad("maxInFlight \(maxInFlight) is not in 1...65535") }
         if inboxBytes < 1 { throw bad("inboxBytes \(inboxBytes) is below 1") }
+        if (certFile == nil) != (keyFile == nil) { throw bad("a client certificate needs its key, and a key its certificate") }
+        if !url.tls, caFile != nil || certFile != nil { throw bad("CA and certificate files need an mqtts:// broker") }
+        if certFile != nil, caFile == nil { throw bad("a client certificate needs a CA file") }
         if let will { try MQTTClient.validate(will) }
         if let birth { try MQTTClient.validate(birth) }
         for subscription in subscriptions { try MQTTClient.validate(subscription) }

@@ -48,7 +48,7 @@ public final class NodePublisher: Sendable {
         self.logger = logger
         onlineStatus = ServiceStatus(state: .online, details: [("node", node), ("version", configuration.version), ("adapter", adapter)],
                                      numbers: [("started", started)])
-        var mqtt = MQTTConfiguration(url: configuration.broker, clientID: "presence-scanner-\(node)")
+        var mqtt = MQTTConfiguration(broker: configuration.broker, clientID: "presence-scanner-\(node)")
         // A node wants its broker back soon after an outage, not after a 30 s back-off.
         mqtt.reconnectDelayMax = 5
         offline = MQTTMessage(topic: topics.nodeStatus(node: node), payload: ServiceStatus(state: .offline, details: [("node", node)]).encoded(),

@@ -3,7 +3,7 @@ import PresenceMQTT
 
 /// Everything `presence-scanner` needs to publish, built from flags and environment variables.
 public struct ScannerConfiguration: Sendable {
-    public var broker: MQTTURL
+    public var broker: MQTTBroker
     public var topics: Topics
     /// A batch closes when its oldest sighting has waited this long, ms (`--batch-ms`).
     public var batchInterval: Int64 = 500
@@ -18,7 +18,7 @@ public struct ScannerConfiguration: Sendable {
     /// What the node reports as its software version.
     public var version = "0.1.0"
 
-    public init(broker: MQTTURL, topics: Topics) {
+    public init(broker: MQTTBroker, topics: Topics) {
         self.broker = broker
         self.topics = topics
     }

@@ -55,7 +55,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
         LogOptions.bootstrap(level: try LogOptions.level(logLevel))
         let logger = Logger(label: "presence-aggregator")
         var configuration = AggregatorConfiguration(
-            broker: try connection.brokerURL(), database: try connection.databaseConfiguration(), topics: try connection.topics())
+            broker: try connection.mqttBroker(), database: try connection.databaseConfiguration(), topics: try connection.topics())
         configuration.core.pipeline = try tuning.pipelineConfiguration()
         configuration.clientID = clientID
         configuration.cleanSession = cleanSession

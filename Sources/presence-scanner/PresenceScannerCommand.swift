@@ -157,7 +157,7 @@ struct PresenceScannerCommand: AsyncParsableCommand {
             throw ValueError("--batch-size \(batchSize) is not valid: expected 1 to \(SightingLimits.maximumSightings)")
         }
         guard spoolCapacity >= 1 else { throw ValueError("--spool-capacity \(spoolCapacity) is not valid: expected 1 or more") }
-        var configuration = ScannerConfiguration(broker: try connection.brokerURL(), topics: try connection.topics())
+        var configuration = ScannerConfiguration(broker: try connection.mqttBroker(), topics: try connection.topics())
         configuration.batchInterval = Int64(batchMs)
         configuration.batchSize = batchSize
         configuration.spoolCapacity = spoolCapacity

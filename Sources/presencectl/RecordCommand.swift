@@ -32,12 +32,12 @@ struct RecordCommand: AsyncParsableCommand {
     func run() async throws {
         let limit = try duration.map { try DurationText.milliseconds($0, what: "--for") }
         let topics = try connection.topics()
-        let broker = try connection.brokerURL()
+        let broker = try connection.mqttBroker()
         guard let file = fopen(out, "a") else {
             throw ValueError("--out '\(out)' cannot be opened for writing: \(String(cString: strerror(errno)))")
         }
         let logger = Logger(label: "presencectl")
-        var mqtt = MQTTConfiguration(url: broker, clientID: "presencectl-record-\(getpid())")
+        var mqtt = MQTTConfiguration(broker: broker, clientID: "presencectl-record-\(getpid())")
         mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1), MQTTSubscription(topics.allNodeStatuses, qos: 1),
                               MQTTSubscription(topics.allNodeStats, qos: 1)]
         let client = try MQTTClient(configuration: mqtt, logger: logger)

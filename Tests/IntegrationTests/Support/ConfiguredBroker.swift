@@ -49,6 +49,26 @@ final class ConfiguredBroker: Sendable {
         }
     }
 
+    /// A broker run with the project's own deployment configuration (`deploy/mosquitto/`), made by
+    /// `scripts/secure-broker.sh` for `prefix` on a free port: TLS for localhost and 127.0.0.1,
+    /// passwords for the aggregator, readers and the nodes the registry in `database` holds.
+    static func deployed(prefix: String, database: String) async throws -> ConfiguredBroker {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("presence-deployed-\(UUID().uuidString)").path
+        let port = try freePort()
+        let script = PackagePaths.root.appendingPathComponent("scripts/secure-broker.sh").path
+        _ = try runTool("/bin/bash", [script, directory, "--host", "localhost", "--host", "127.0.0.1", "--port", "\(port)", "--prefix", prefix],
+                        environment: ["PRESENCE_DATABASE_URL": database])
+        let process = try ChildProcess.spawn("/usr/sbin/mosquitto", ["-c", "\(directory)/mosquitto.conf"])
+        let broker = ConfiguredBroker(directory: directory, port: port, tls: true, process: process)
+        try await eventually(10, "the broker to start") { process.stderr.contains(" running") }
+        return broker
+    }
+
+    /// The file holding `user`'s password, as `secure-broker.sh` wrote it.
+    func passwordFile(of user: String) -> String {
+        "\(directory)/secrets/\(user).password"
+    }
+
     /// A broker that lets in only `user` with `password`.
     static func withPassword(user: String, password: String) async throws -> ConfiguredBroker {
         try await start(tls: false) { directory in

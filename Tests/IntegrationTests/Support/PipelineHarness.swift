@@ -13,13 +13,13 @@ struct PipelineHarness: Sendable {
     /// The aggregator's state folder (its journal), the same for every run of this harness.
     let stateDirectory: String
 
-    /// A harness on the shared servers, or on `database` and `broker` when given.
-    init(_ label: String, database: String? = nil, broker: String? = nil) throws {
+    /// A harness on the shared servers, or on `database`, `broker` and `prefix` when given.
+    init(_ label: String, database: String? = nil, broker: String? = nil, prefix: String? = nil) throws {
         databaseURL = try database ?? TestDatabase.create(label)
         brokerURL = try broker ?? TestServers.get().brokerURL
-        prefix = "t\(UInt32.random(in: .min ... .max))"
-        topics = try Topics(prefix: prefix)
-        stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("presence-state-\(prefix)").path
+        self.prefix = prefix ?? "t\(UInt32.random(in: .min ... .max))"
+        topics = try Topics(prefix: self.prefix)
+        stateDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("presence-state-\(self.prefix)").path
     }
 
     var environment: [String: String] {
@@ -93,8 +93,11 @@ final class BusRecorder: Sendable {
     private let received = Mutex<[Received]>([])
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(url: String, filter: String) throws {
-        client = try makeMQTTClient(url, "recorder") { $0.subscriptions = [MQTTSubscription(filter, qos: 1)] }
+    init(url: String, filter: String, _ configure: (inout MQTTConfiguration) -> Void = { _ in }) throws {
+        client = try makeMQTTClient(url, "recorder") {
+            $0.subscriptions = [MQTTSubscription(filter, qos: 1)]
+            configure(&$0)
+        }
     }
 
     func start() async throws {
