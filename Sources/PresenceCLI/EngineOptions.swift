@@ -55,6 +55,9 @@ public struct EngineOptions: ParsableArguments {
     @Option(help: "A node whose clock is off by more than this has its timestamps corrected.")
     public var clockSkew = "2s"
 
+    @Option(help: "A batch sent further ahead of its arrival than this is refused (counted as sent_ahead): a node's clock that fast, or a forged 'sent'.")
+    public var maxSentAhead = "10m"
+
     @Flag(help: "Fit each node's RSSI offset from the node beacons nodes hear of each other (presence-scanner --advertise; nodes need coordinates). A node registered with an RSSI offset keeps it.")
     public var selfCalibrate = false
 
@@ -92,6 +95,10 @@ public struct EngineOptions: ParsableArguments {
         configuration.engine = engine
         configuration.lateness = try DurationText.milliseconds(lateness, what: "--lateness")
         configuration.skewThreshold = try DurationText.milliseconds(clockSkew, what: "--clock-skew")
+        configuration.maxSentAhead = try DurationText.milliseconds(maxSentAhead, what: "--max-sent-ahead")
+        guard configuration.maxSentAhead > configuration.skewThreshold else {
+            throw ValueError("--max-sent-ahead '\(maxSentAhead)' is not valid: expected more than --clock-skew (\(clockSkew))")
+        }
         configuration.selfCalibrate = selfCalibrate
         return configuration
     }

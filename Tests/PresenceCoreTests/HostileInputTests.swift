@@ -33,6 +33,31 @@ import Testing
         #expect(events.map(\.kind) == [.enter])
     }
 
+    @Test func aSentFarAheadIsRefusedAndAFewWrongOnesDoNotMoveTheNodesClock() {
+        var pipeline = PresencePipeline(configuration: .init(), registry: PresencePipelineTests.registry, start: Self.start)
+        let t = Self.start + 1_000
+        #expect(pipeline.receive(Self.payload(sent: t, ts: t), node: "node-a", at: t + 100).refusal == nil)
+        #expect(pipeline.nodeClocks["node-a"]?.offset == 100)
+        // An hour ahead: refused and counted, the clock estimate untouched.
+        let forged = pipeline.receive(Self.payload(sent: t + 3_600_000, ts: t), node: "node-a", at: t + 200)
+        #expect(forged.refusal == .invalid(.sentAhead(milliseconds: 3_600_000 - 200)))
+        #expect(pipeline.counters.rejectedBatches["sent_ahead"] == 1)
+        #expect(pipeline.nodeClocks["node-a"]?.offset == 100)
+        // Five minutes ahead, twice: within the bound, yet two batches cannot move the estimate.
+        for i in 1 ... 2 {
+            let time = t + Int64(i) * 300
+            #expect(pipeline.receive(Self.payload(sent: time + 300_000, ts: time), node: "node-a", at: time).refusal == nil)
+        }
+        #expect(pipeline.nodeClocks["node-a"]?.correction(threshold: 2_000) == 0)
+        var events: [PresenceEvent] = []
+        for i in 1 ... 8 {
+            let time = t + 1_000 + Int64(i) * 500
+            events += pipeline.receive(PresencePipelineTests.batch("node-a", seq: Int64(i), at: time, rssi: -55), node: "node-a", at: time).events
+        }
+        events += pipeline.advanceClock(to: t + 8_000)
+        #expect(events.map(\.kind) == [.enter], "the node's sightings still count in their own time")
+    }
+
     @Test(arguments: [Int64.min, Int64.max, 0, -(1 << 60), 1 << 60])
     func arrivalsAndTicksAtAnyTimeNeitherTrapNorHang(time: Int64) {
         var pipeline = PresencePipeline(configuration: .init(), registry: PresencePipelineTests.registry, start: time)

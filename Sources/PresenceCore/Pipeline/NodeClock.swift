@@ -1,7 +1,9 @@
-/// Estimates how far a node's clock is off, from its batches: the smallest recent difference
-/// between a batch's arrival and its `sent` time is the clock offset plus the quickest delivery,
+/// Estimates how far a node's clock is off, from its batches: the smallest recent differences
+/// between a batch's arrival and its `sent` time are the clock offset plus the quickest delivery,
 /// which is small on a working network. Beyond a threshold the node's timestamps are corrected by
 /// it, so that a node whose clock is minutes off still takes part in the same moments as the rest.
+/// The third smallest of the last 20 is taken (the smallest until there are three), so that one or
+/// two batches with a wrong `sent` cannot move the estimate.
 public struct NodeClock: Sendable, Equatable {
     /// Differences arrival − sent of the last batches, ms.
     private var recent: [Int64] = []
@@ -23,7 +25,8 @@ public struct NodeClock: Sendable, Equatable {
 
     /// The estimated offset (add it to the node's time to get ours), ms; nil before any batch.
     public var offset: Int64? {
-        recent.min()
+        guard !recent.isEmpty else { return nil }
+        return recent.count < 3 ? recent.min() : recent.sorted()[2]
     }
 
     /// The correction to apply to the node's timestamps: the offset when it exceeds `threshold`

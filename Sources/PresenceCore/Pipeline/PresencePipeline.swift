@@ -13,6 +13,9 @@ public struct PresencePipeline: Sendable {
         public var tickInterval: Int64 = 100
         /// A node whose clock is off by more than this, ms, has its timestamps corrected.
         public var skewThreshold: Int64 = 2_000
+        /// A batch `sent` further ahead of its arrival than this, ms, is refused (`sent_ahead`):
+        /// a node's clock that far fast, or a forged `sent`, never moves the node's clock estimate.
+        public var maxSentAhead: Int64 = 600_000
         /// Whether nodes' RSSI offsets are fitted from their node beacons (`SelfCalibration`).
         public var selfCalibrate = false
 
@@ -84,6 +87,11 @@ public struct PresencePipeline: Sendable {
             return Outcome(events: catchingUp ? [] : advanceClock(to: receivedAt), refusal: .invalid(rejection))
         case .success(let scannedHeader):
             header = scannedHeader
+        }
+        if TimeBounds.difference(header.sent, receivedAt) > configuration.maxSentAhead {
+            let rejection = SightingBatchDecoder.Rejection.sentAhead(milliseconds: TimeBounds.difference(header.sent, receivedAt))
+            counters.rejectedBatches[rejection.reason, default: 0] += 1
+            return Outcome(events: catchingUp ? [] : advanceClock(to: receivedAt), refusal: .invalid(rejection))
         }
         let arrival = catchingUp ? min(receivedAt, max(clock, header.sent)) : receivedAt
         var outcome = Outcome(events: advanceClock(to: arrival), droppedSightings: header.droppedSightings)

@@ -12,6 +12,8 @@ public enum SightingBatchDecoder {
         case unsupportedVersion(Int64)
         case wrongNode(String)
         case tooManySightings
+        /// `sent` lies this far after the batch's arrival (set by the pipeline, not the decoder).
+        case sentAhead(milliseconds: Int64)
 
         /// A short stable name, for counters and logs.
         public var reason: String {
@@ -24,6 +26,7 @@ public enum SightingBatchDecoder {
             case .unsupportedVersion: "unsupported_version"
             case .wrongNode: "wrong_node"
             case .tooManySightings: "too_many_sightings"
+            case .sentAhead: "sent_ahead"
             }
         }
 
@@ -37,6 +40,7 @@ public enum SightingBatchDecoder {
             case .unsupportedVersion(let v): "version \(v) is not supported (expected 1)"
             case .wrongNode(let node): "batch names node '\(node)', not the topic's node"
             case .tooManySightings: "more than \(SightingLimits.maximumSightings) sightings"
+            case .sentAhead(let milliseconds): "sent \(milliseconds / 1000) s after its arrival: the node's clock is fast, or the batch forged"
             }
         }
     }
