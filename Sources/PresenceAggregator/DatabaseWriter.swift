@@ -126,6 +126,8 @@ final class DatabaseWriter: Service {
             case .progress(let progress):
                 batch.clock = (configuration.effectiveClientID, max(batch.clock?.time ?? .min, progress.clock))
                 for seen in progress.lastSeen { lastSeen[seen.user] = max(lastSeen[seen.user] ?? .min, seen.time) }
+            case .erased(let users):
+                batch.erasedUsers += users
             case .states:
                 break
             }

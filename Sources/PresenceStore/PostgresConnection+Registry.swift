@@ -36,7 +36,9 @@ extension PostgresConnection {
         let devices = try query("SELECT identity, user_key, name, tx FROM presence.devices").rows.map { row in
             Registry.Device(identity: row.string(0) ?? "", user: row.string(1) ?? "", name: row.string(2), tx: try row.int(3))
         }
-        return Registry(venues: venues, beacons: beacons, nodes: nodes, users: users, devices: devices)
+        var registry = Registry(venues: venues, beacons: beacons, nodes: nodes, users: users, devices: devices)
+        registry.erasures = try query("SELECT COALESCE(max(id), 0) FROM presence.erasures").rows.first?.int(0).map(Int64.init) ?? 0
+        return registry
     }
 
     // MARK: Adding and updating (fields left nil keep their current value)
@@ -176,14 +178,26 @@ extension PostgresConnection {
         try remove("node", key.value, from: "presence.nodes", column: "key")
     }
 
-    /// Removes a user and their devices; with `forget`, also every session and event of theirs.
-    public func removeUser(_ key: Slug, forget: Bool) throws {
+    /// Removes a user and their devices; their history stays (a running aggregator ends their
+    /// session with `removed`).
+    public func removeUser(_ key: Slug) throws {
+        try remove("user", key.value, from: "presence.users", column: "key")
+    }
+
+    /// Forgets a user in one transaction: the user, their devices, sessions, events and
+    /// notifications, and records an erasure (which says nothing of whom), so that a running
+    /// aggregator drops them without a trace. Returns the device identities they had (for the
+    /// caller's own clean-up), empty when the registry did not know the user.
+    @discardableResult
+    public func forgetUser(_ key: Slug) throws -> [String] {
         try transaction { db in
-            try db.remove("user", key.value, from: "presence.users", column: "key")
-            if forget {
-                _ = try db.query("DELETE FROM presence.sessions WHERE user_key = $1", [key.value])
-                _ = try db.query("DELETE FROM presence.events WHERE user_key = $1", [key.value])
+            let devices = try db.query("SELECT identity FROM presence.devices WHERE user_key = $1", [key.value]).rows.compactMap { $0.string(0) }
+            for table in ["sessions", "events", "notifications"] {
+                _ = try db.query("DELETE FROM presence.\(table) WHERE user_key = $1", [key.value])
             }
+            _ = try db.query("DELETE FROM presence.users WHERE key = $1", [key.value])
+            _ = try db.query("INSERT INTO presence.erasures DEFAULT VALUES")
+            return devices
         }
     }
 

@@ -15,11 +15,14 @@ public struct StoreBatch: Sendable {
     public var published: [String] = []
     /// How far the aggregator's journal is applied once this batch is.
     public var journal: JournalPosition?
+    /// Users forgotten: their sessions, events and notifications are deleted last, so that nothing
+    /// the batch stored about them stays.
+    public var erasedUsers: [String] = []
 
     public init() {}
 
     public var isEmpty: Bool {
-        events.isEmpty && notifications.isEmpty && clock == nil && lastSeen.isEmpty && published.isEmpty && journal == nil
+        events.isEmpty && notifications.isEmpty && clock == nil && lastSeen.isEmpty && published.isEmpty && journal == nil && erasedUsers.isEmpty
     }
 }
 
@@ -104,6 +107,12 @@ extension PostgresConnection {
                 INSERT INTO presence.aggregator_journal (client_id, journal_id, position) VALUES ($1, $2, $3)
                 ON CONFLICT (client_id) DO UPDATE SET journal_id = EXCLUDED.journal_id, position = EXCLUDED.position, updated_at = now()
                 """, [journal.clientID, journal.journal, Int64(clamping: journal.position)]))
+        }
+        if !batch.erasedUsers.isEmpty {
+            let users = PostgresArray(batch.erasedUsers)
+            for table in ["sessions", "events", "notifications"] {
+                statements.append(("DELETE FROM presence.\(table) WHERE user_key = ANY($1::text[])", [users]))
+            }
         }
         guard !statements.isEmpty else { return report }
         let results = try pipeline(statements)

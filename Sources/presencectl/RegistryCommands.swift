@@ -181,7 +181,7 @@ struct NodeCommand: AsyncParsableCommand {
 
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "user", abstract: "Add, update or remove users; make them incognito.",
-                                                    subcommands: [Add.self, Remove.self, Incognito.self])
+                                                    subcommands: [Add.self, Remove.self, Forget.self, Incognito.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a user, or update it if the key exists.")
@@ -200,12 +200,16 @@ struct UserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a user and their devices.")
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The user's key.") var key: String
-        @Flag(help: "Also delete every session and event of the user (erasure).") var forget = false
+        @Flag(help: "Erase the user instead, as `user forget` does.") var forget = false
 
         func run() async throws {
             let key = try Slug(key, what: "user")
-            try await withDatabase(connection) { try await $0.removeUser(key, forget: forget) }
-            print("removed user \(key)\(forget ? " and their history" : "")")
+            if forget {
+                print(try await Forget.forget(key, connection: connection))
+                return
+            }
+            try await withDatabase(connection) { try await $0.removeUser(key) }
+            print("removed user \(key)")
         }
     }
 

@@ -86,7 +86,8 @@ import Testing
     @Test func theAggregatorRunsAsItsRoleAndCannotTouchTheRegistry() async throws {
         let h = try Self.seeded("aggregator")
         let role = try Self.login("presence_aggregator", on: h.databaseURL)
-        for refused in ["INSERT INTO presence.users (key) VALUES ('mallory')", "DELETE FROM presence.sessions", "UPDATE presence.nodes SET rssi_offset = 9"] {
+        for refused in ["INSERT INTO presence.users (key) VALUES ('mallory')", "DELETE FROM presence.devices", "UPDATE presence.nodes SET rssi_offset = 9",
+                        "INSERT INTO presence.erasures DEFAULT VALUES"] {
             let result = Self.attempt(role, refused)
             #expect(result.rows == nil && result.error.contains("permission denied"), "aggregator: \(refused) → \(result)")
         }

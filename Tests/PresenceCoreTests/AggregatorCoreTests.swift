@@ -242,7 +242,7 @@ import Testing
                     beaconStates += decided.states.beacons.map { (time, $0) }
                 case .states(let changes):
                     beaconStates += changes.beacons.map { (time, $0) }
-                case .progress:
+                case .progress, .erased:
                     break
                 }
             }

@@ -22,6 +22,8 @@ import Testing
             .states(changes),
             .progress(.init(clock: 1_763_774_800_000, lastSeen: [.init(user: "alice", time: 5), .init(user: "bob", time: -5)])),
             .progress(.init(clock: 0, lastSeen: [])),
+            .erased(users: ["alice", "ünïcode ✓"]),
+            .erased(users: []),
         ]
     }
 
@@ -88,6 +90,15 @@ import Testing
         let once = fold
         for record in records { fold.apply(record) }
         #expect(fold == once)
+    }
+
+    @Test func aFoldForgetsAnErasedUsersSessionAndNotifications() {
+        var fold = JournalFold(sessions: [], clock: 100, notifications: [])
+        fold.apply(.decided(.init(events: [Self.enter], notifications: [PresenceNotification(user: "alice", beacon: "a", kind: .hello, message: "m", at: 5)],
+                                  states: .init(), decidedAt: 0)))
+        #expect(fold.openSessions.map(\.user) == ["alice"] && fold.notifications.count == 1)
+        fold.apply(.erased(users: ["alice"]))
+        #expect(fold.openSessions.isEmpty && fold.notifications.isEmpty)
     }
 
     @Test func theDeadlineQueueAlwaysYieldsTheEarliestAndMovesEntriesInPlace() {

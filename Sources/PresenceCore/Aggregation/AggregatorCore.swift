@@ -165,14 +165,30 @@ public struct AggregatorCore: Sendable {
     /// A registry loaded beside the loop is ready: sessions of users, devices or beacons no longer
     /// registered end (`removed`), those of users now incognito too (`incognito`); retained states
     /// of new beacons are published, those of removed users and beacons deleted.
+    ///
+    /// When the registry counts more erasures than before, the users it lost were forgotten: they
+    /// are dropped without an event, beacons that listed them are published again without them,
+    /// and an `erased` record deletes whatever the database holds of them (what earlier records
+    /// stored included), so a running aggregator leaves no trace of a forgotten user.
     public mutating func replaceRegistry(_ registry: Registry, at now: Int64) -> [Action] {
         let old = pipeline.registry
         guard registry != old else { return [] }
         let now = TimeBounds.clamped(now)
         var actions: [Action] = []
-        decided(pipeline.replaceRegistry(registry, at: now), at: now, into: &actions)
+        let erasing = registry.erasures > old.erasures ? Set(old.users.keys).subtracting(registry.users.keys) : []
+        decided(pipeline.replaceRegistry(registry, at: now, erasing: erasing), at: now, into: &actions)
         var changes = PresenceBoard.Changes()
         changes.beacons = registry.beacons.keys.filter { old.beacons[$0] == nil }.sorted().map { BeaconState(beacon: $0, users: []) }
+        if !erasing.isEmpty {
+            var listed: [String: BeaconState] = [:]
+            for user in erasing.sorted() {
+                notifications.forget(user: user)
+                for state in board.forget(user: user) where registry.beacons[state.beacon] != nil { listed[state.beacon] = state }
+            }
+            changes.beacons += listed.keys.sorted().compactMap { listed[$0] }.filter { state in !changes.beacons.contains { $0.beacon == state.beacon } }
+            actions.append(.record(.erased(users: erasing.sorted())))
+            actions.append(.log(LogLine(.notice, "forgot users removed by an erasure", ["users": "\(erasing.count)"])))
+        }
         changes.clearedUsers = old.users.keys.filter { key in
             registry.users[key] == nil || (registry.users[key]?.isIncognito(at: now) ?? false) && !(old.users[key]?.isIncognito(at: now) ?? false)
         }.sorted()

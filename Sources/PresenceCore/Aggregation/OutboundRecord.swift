@@ -7,6 +7,9 @@ public enum OutboundRecord: Sendable, Equatable {
     case states(PresenceBoard.Changes)
     /// How far decisions have gone, and the last sightings of present users.
     case progress(Progress)
+    /// Users forgotten (`presencectl user forget`): whatever the database holds of them, stored
+    /// by records before this one included, is deleted again. Publishes nothing.
+    case erased(users: [String])
 
     /// Events with what follows from them.
     public struct DecidedEvents: Sendable, Equatable {
@@ -55,7 +58,7 @@ public enum OutboundRecord: Sendable, Equatable {
                 + decided.states.messages(topics)
         case .states(let changes):
             changes.messages(topics)
-        case .progress:
+        case .progress, .erased:
             []
         }
     }

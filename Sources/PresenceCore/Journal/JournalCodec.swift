@@ -2,7 +2,7 @@
 /// record's values in `ByteWriter`'s layout. Decoding never traps: a damaged body throws.
 public enum JournalCodec {
     private enum Kind: UInt8 {
-        case decided = 1, states = 2, progress = 3
+        case decided = 1, states = 2, progress = 3, erased = 4
     }
 
     public static func encode(_ record: OutboundRecord) -> [UInt8] {
@@ -24,6 +24,9 @@ public enum JournalCodec {
                 writer.string(seen.user)
                 writer.int64(seen.time)
             }
+        case .erased(let users):
+            writer.byte(Kind.erased.rawValue)
+            writer.array(users) { $0.string($1) }
         }
         return writer.bytes
     }
@@ -46,6 +49,8 @@ public enum JournalCodec {
                 OutboundRecord.LastSeen(user: try reader.string(), time: try reader.int64())
             }
             record = .progress(.init(clock: clock, lastSeen: lastSeen))
+        case .erased:
+            record = .erased(users: try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.string() })
         case nil:
             throw ByteReader.Malformed(offset: body.startIndex, what: "an unknown record kind")
         }

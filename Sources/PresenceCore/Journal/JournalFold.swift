@@ -33,6 +33,10 @@ public struct JournalFold: Sendable, Equatable {
             for seen in progress.lastSeen {
                 if let lastSeen = sessions[seen.user]?.lastSeen, seen.time > lastSeen { sessions[seen.user]?.lastSeen = seen.time }
             }
+        case .erased(let users):
+            let forgotten = Set(users)
+            for user in users { sessions[user] = nil }
+            latest = latest.filter { !forgotten.contains($0.value.user) }
         case .states:
             break
         }

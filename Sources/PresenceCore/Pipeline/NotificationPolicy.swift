@@ -13,6 +13,11 @@ public struct NotificationPolicy: Sendable {
         var kind: PresenceNotification.Kind
     }
 
+    /// Forgets every message sent to `user`.
+    public mutating func forget(user: String) {
+        lastSent = lastSent.filter { $0.key.user != user }
+    }
+
     /// A policy that remembers `sent` (for example, loaded after a restart).
     public init(cooldown: Int64 = 3_600_000, sent: [PresenceNotification] = []) {
         self.cooldown = cooldown

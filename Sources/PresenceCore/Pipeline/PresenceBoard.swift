@@ -89,6 +89,17 @@ public struct PresenceBoard: Sendable {
         return state
     }
 
+    /// Forgets a user without an event (`presencectl user forget`); returns the states of the
+    /// beacons that listed them, to publish again.
+    public mutating func forget(user: String) -> [BeaconState] {
+        places[user] = nil
+        var changed: [BeaconState] = []
+        for beacon in occupants.keys.sorted() where occupants[beacon]?.remove(user) != nil {
+            changed.append(state(of: beacon))
+        }
+        return changed
+    }
+
     /// Forgets a beacon no longer registered; its retained state should be deleted.
     public mutating func forget(beacon: String) {
         occupants[beacon] = nil

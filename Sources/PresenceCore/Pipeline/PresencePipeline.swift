@@ -181,10 +181,14 @@ public struct PresencePipeline: Sendable {
     }
 
     /// Swaps in a new registry at `time`: sessions of users, devices or beacons no longer
-    /// registered end with `removed`, those of users now incognito with `incognito`.
-    public mutating func replaceRegistry(_ newRegistry: Registry, at time: Int64) -> [PresenceEvent] {
+    /// registered end with `removed`, those of users now incognito with `incognito`. Users in
+    /// `erasing` (forgotten) are dropped without an event.
+    public mutating func replaceRegistry(_ newRegistry: Registry, at time: Int64, erasing: Set<String> = []) -> [PresenceEvent] {
         var events: [PresenceEvent] = []
         let at = max(time - configuration.lateness, engine.now)
+        for user in erasing.sorted() {
+            _ = engine.remove(user: user, at: at, reason: .removed)
+        }
         for beacon in registry.beacons.keys.sorted() where newRegistry.beacons[beacon] == nil {
             events += engine.removeBeacon(beacon, at: at)
         }

@@ -8,6 +8,9 @@ public struct Registry: Sendable, Equatable {
     public var users: [String: User]
     /// Devices by canonical identity.
     public var devices: [String: Device]
+    /// How many users have been forgotten so far (`presencectl user forget`): users missing from
+    /// a registry whose count grew are dropped without a trace.
+    public var erasures: Int64 = 0
 
     public init(venues: [Venue] = [], beacons: [Beacon] = [], nodes: [Node] = [], users: [User] = [], devices: [Device] = []) {
         self.venues = Dictionary(venues.map { ($0.key, $0) }, uniquingKeysWith: { $1 })

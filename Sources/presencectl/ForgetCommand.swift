@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PresenceCLI
+import PresenceCore
+import PresenceDatabaseCLI
+import PresenceMQTT
+import PresenceStore
+import Synchronization
+
+extension UserCommand {
+    struct Forget: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Erase a user: every row of theirs in one transaction, and what the broker retains about them.",
+            discussion: """
+                Deletes the user, their devices, sessions, events and notifications in one transaction, and records an erasure \
+                (which says nothing of whom) so that a running aggregator drops them without writing or publishing anything new \
+                about them. Then clears the broker's retained state: the user's state topic, and their key in every beacon's state \
+                (needs a broker login that may write state, such as presence-aggregator's). Safe to repeat: a user the registry \
+                no longer knows still has the broker cleared.
+                """)
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The user's key.") var key: String
+
+        func run() async throws {
+            let key = try Slug(key, what: "user")
+            print(try await Self.forget(key, connection: connection))
+        }
+
+        /// Forgets `key` in the database, then on the broker; returns what was done, in one line.
+        static func forget(_ key: Slug, connection: ConnectionOptions) async throws -> String {
+            let broker = try connection.mqttBroker()
+            let topics = try connection.topics()
+            let devices = try await withDatabase(connection) { try await $0.forgetUser(key) }
+            let beacons = try await RetainedErasure(broker: broker, topics: topics).clear(user: key.value)
+            return "forgot user \(key) (\(devices.count) device\(devices.count == 1 ? "" : "s")); cleared their retained state and \(beacons) beacon state\(beacons == 1 ? "" : "s")"
+        }
+    }
+}
+
+/// Clears what a broker retains about a user: their `state/users` topic, and their key in the
+/// retained `state/beacons` states, which are published again without it.
+struct RetainedErasure {
+    let broker: MQTTBroker
+    let topics: Topics
+
+    /// Returns how many beacon states listed the user.
+    func clear(user: String) async throws -> Int {
+        let logger = Logger(label: "presencectl")
+        var mqtt = MQTTConfiguration(broker: broker, clientID: "presencectl-forget-\(getpid())")
+        mqtt.subscriptions = [MQTTSubscription("\(topics.prefix)/v1/state/beacons/+", qos: 1)]
+        let client = try MQTTClient(configuration: mqtt, logger: logger)
+        try client.start()
+        defer { Task { await client.stop() } }
+        try await client.waitUntilConnected()
+        let retained = await Self.retained(client.messages)
+        var listed = 0
+        for message in retained {
+            guard let state = Self.beaconState(message.payload), state.users.contains(user) else { continue }
+            listed += 1
+            let without = BeaconState(beacon: state.beacon, users: state.users.filter { $0 != user })
+            try await client.publish(MQTTMessage(topic: message.topic, payload: without.encoded(), qos: 1, retain: true))
+        }
+        try await client.publish(MQTTMessage(topic: topics.userState(user), payload: [], qos: 1, retain: true))
+        await client.stop()
+        return listed
+    }
+
+    /// The retained messages the broker sends on subscribing: read until none has come for
+    /// 700 ms (at least a second, at most ten), the last one per topic.
+    private static func retained(_ messages: MQTTMessages) async -> [MQTTMessage] {
+        let received = Mutex<(messages: [String: MQTTMessage], last: ContinuousClock.Instant)>(([:], .now))
+        let reader = Task {
+            for await message in messages where message.retain {
+                received.withLock {
+                    $0.messages[message.topic] = message
+                    $0.last = .now
+                }
+            }
+        }
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(10) {
+            try? await Task.sleep(for: .milliseconds(100))
+            let quiet = received.withLock { ContinuousClock.now - $0.last }
+            if ContinuousClock.now - start >= .seconds(1), quiet >= .milliseconds(700) { break }
+        }
+        reader.cancel()
+        return received.withLock { state in state.messages.keys.sorted().compactMap { state.messages[$0] } }
+    }
+
+    /// A retained BeaconState payload, or nil when it is not one.
+    private static func beaconState(_ payload: [UInt8]) -> BeaconState? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
+              let beacon = object["beacon"] as? String, let users = object["users"] as? [String] else { return nil }
+        return BeaconState(beacon: beacon, users: users)
+    }
+}
