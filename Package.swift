@@ -53,7 +53,7 @@ let package = Package(
         // The database flag apart from PresenceCLI, so that presence-scanner does not link libpq.
         .target(
             name: "PresenceDatabaseCLI",
-            dependencies: ["PresenceCLI", "PresenceCore", "PresenceMQTT", "PresencePostgres", arguments],
+            dependencies: ["PresenceCLI", "PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", arguments],
             swiftSettings: strict),
         .target(
             name: "PresenceScanner",

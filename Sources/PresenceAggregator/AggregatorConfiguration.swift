@@ -1,6 +1,7 @@
 import PresenceCore
 import PresenceMQTT
 import PresencePostgres
+import PresenceStore
 
 import class Foundation.ProcessInfo
 
@@ -32,6 +33,8 @@ public struct AggregatorConfiguration: Sendable {
     /// Past this many bytes held in the journal (a long database outage), progress is saved once a
     /// minute instead of every second; events are always kept.
     public var journalBytes: UInt64 = 1 << 30
+    /// How long history is kept; purged at start and every hour.
+    public var retention = Retention(sessions: 180 * 86_400_000, events: 30 * 86_400_000)
 
     /// The client id in use: the configured one, or `presence-aggregator` plus the prefix.
     public var effectiveClientID: String {

@@ -23,6 +23,7 @@ public enum AggregatorServices {
         let loop = DecisionLoop(configuration: configuration, inbox: inbox, journal: journal, publisher: publisher, health: health,
                                 deadLetters: deadLetters, ready: ready, inboundStatistics: { inbound.statistics }, logger: logger)
         let registry = RegistryWatcher(configuration: configuration, inbox: inbox, logger: logger)
-        return [JournalService(journal: journal), writer, publisher, registry, loop, inbound]
+        let retention = RetentionService(database: configuration.database, retention: configuration.retention, logger: logger)
+        return [JournalService(journal: journal), writer, publisher, registry, retention, loop, inbound]
     }
 }

@@ -23,6 +23,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var tuning: EngineOptions
+    @OptionGroup var keep: RetentionOptions
 
     @Option(help: "MQTT client id, one running aggregator per id (default: presence-aggregator-PREFIX).")
     var clientID: String?
@@ -57,6 +58,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
         var configuration = AggregatorConfiguration(
             broker: try connection.mqttBroker(), database: try connection.databaseConfiguration(), topics: try connection.topics())
         configuration.core.pipeline = try tuning.pipelineConfiguration()
+        configuration.retention = try keep.retention()
         configuration.clientID = clientID
         configuration.cleanSession = cleanSession
         configuration.core.notificationCooldown = try DurationText.milliseconds(notifyCooldown, what: "--notify-cooldown")

@@ -16,6 +16,6 @@ struct Presencectl: AsyncParsableCommand {
         abstract: "Manage and query the BLE presence pipeline.",
         subcommands: [
             Migrate.self, VenueCommand.self, BeaconCommand.self, NodeCommand.self, UserCommand.self, DeviceCommand.self,
-            PresenceCommand.self, SessionsCommand.self, VisitsCommand.self, RecordCommand.self, ReplayCommand.self,
+            PresenceCommand.self, SessionsCommand.self, VisitsCommand.self, RecordCommand.self, ReplayCommand.self, PurgeCommand.self,
         ])
 }
