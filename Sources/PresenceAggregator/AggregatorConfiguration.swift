@@ -33,6 +33,9 @@ public struct AggregatorConfiguration: Sendable {
     /// Past this many bytes held in the journal (a long database outage), progress is saved once a
     /// minute instead of every second; events are always kept.
     public var journalBytes: UInt64 = 1 << 30
+    /// Whether log lines may name users (`--log-identities`, for debugging); otherwise they carry
+    /// counts only. Debug lines may name topics, which hold user keys.
+    public var logIdentities = false
     /// How long history is kept; purged at start and every hour.
     public var retention = Retention(sessions: 180 * 86_400_000, events: 30 * 86_400_000)
 

@@ -137,11 +137,15 @@ final class DatabaseWriter: Service {
         batch.journal = JournalPosition(clientID: configuration.effectiveClientID, journal: journal.identity, position: last.end)
         let report = try await database.store(batch)
         writer.published.removeAll { $0.end <= last.end }
-        for user in report.staleSessionsClosed.prefix(3) {
-            logger.warning("closed a session the engine did not know about", metadata: ["user": "\(user)"])
+        if !report.staleSessionsClosed.isEmpty {
+            var metadata: Logger.Metadata = ["sessions": "\(report.staleSessionsClosed.count)"]
+            if configuration.logIdentities { metadata["users"] = "\(report.staleSessionsClosed.prefix(3).joined(separator: ", "))" }
+            logger.warning("closed sessions the engine did not know about", metadata: metadata)
         }
-        for subject in report.exitsWithoutSession.prefix(3) {
-            logger.warning("an exit found no open session", metadata: ["session": "\(subject)"])
+        if !report.exitsWithoutSession.isEmpty {
+            var metadata: Logger.Metadata = ["exits": "\(report.exitsWithoutSession.count)"]
+            if configuration.logIdentities { metadata["sessions"] = "\(report.exitsWithoutSession.prefix(3).joined(separator: ", "))" }
+            logger.warning("exits found no open session", metadata: metadata)
         }
         advance(&writer, to: last.end)
     }

@@ -52,6 +52,9 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
+    @Flag(help: "Let log lines name users (for debugging); by default they carry counts only.")
+    var logIdentities = false
+
     mutating func run() async throws {
         LogOptions.bootstrap(level: try LogOptions.level(logLevel))
         let logger = Logger(label: "presence-aggregator")
@@ -59,6 +62,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
             broker: try connection.mqttBroker(), database: try connection.databaseConfiguration(), topics: try connection.topics())
         configuration.core.pipeline = try tuning.pipelineConfiguration()
         configuration.retention = try keep.retention()
+        configuration.logIdentities = logIdentities
         configuration.clientID = clientID
         configuration.cleanSession = cleanSession
         configuration.core.notificationCooldown = try DurationText.milliseconds(notifyCooldown, what: "--notify-cooldown")
