@@ -23,6 +23,7 @@ public struct Migration: Sendable {
         Migration(version: 5, name: "notifications", sql: String(decoding: PackageResources.v005_notifications_sql, as: UTF8.self)),
         Migration(version: 6, name: "visits_by_arrival", sql: String(decoding: PackageResources.v006_visits_by_arrival_sql, as: UTF8.self)),
         Migration(version: 7, name: "aggregator_journal", sql: String(decoding: PackageResources.v007_aggregator_journal_sql, as: UTF8.self)),
+        Migration(version: 9, name: "node_calibration", sql: String(decoding: PackageResources.v009_node_calibration_sql, as: UTF8.self)),
     ]
 }
 

@@ -22,7 +22,7 @@ struct CalibrateCommand: AsyncParsableCommand {
     @Option(help: "The walker's user key: every device of theirs counts.") var user: String?
     @Option(name: .customLong("at"), help: "BEACON=FROM..TO: the walker stood at BEACON from FROM to TO after the first line, such as booth-a=10s..70s.")
     var stays: [String] = []
-    @Flag(help: "Write the offsets found as the nodes' RSSI offsets, and pin them.") var apply = false
+    @Flag(help: "Write the offsets found as the nodes' RSSI offsets and pin them, in one transaction.") var apply = false
     @Flag(help: "One JSON object per line.") var json = false
 
     func validate() throws {
@@ -52,7 +52,7 @@ struct CalibrateCommand: AsyncParsableCommand {
             _ = try validRSSIOffset(offset, what: "the offset of node '\(node)'")
         }
         try await withDatabase(connection) { try await $0.setNodeOffsets(offsets) }
-        StandardStreams.error("applied the offsets of \(offsets.count) nodes as their RSSI offsets")
+        StandardStreams.error("applied and pinned the offsets of \(offsets.count) nodes")
     }
 
     /// The identities the walker carried: the device given, or every device of the user.

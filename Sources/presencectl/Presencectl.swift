@@ -16,6 +16,7 @@ struct Presencectl: AsyncParsableCommand {
         abstract: "Manage and query the BLE presence pipeline.",
         subcommands: [
             Migrate.self, VenueCommand.self, BeaconCommand.self, NodeCommand.self, UserCommand.self, DeviceCommand.self,
-            PresenceCommand.self, SessionsCommand.self, VisitsCommand.self, RecordCommand.self, ReplayCommand.self, CalibrateCommand.self,
+            NodesCommand.self, PresenceCommand.self, SessionsCommand.self, VisitsCommand.self, RecordCommand.self, ReplayCommand.self,
+            CalibrateCommand.self,
         ])
 }

@@ -115,8 +115,8 @@ struct BeaconCommand: AsyncParsableCommand {
 }
 
 struct NodeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "node", abstract: "Add, update or remove scanner nodes.",
-                                                    subcommands: [Add.self, Remove.self])
+    static let configuration = CommandConfiguration(commandName: "node", abstract: "Add, update, pin or remove scanner nodes.",
+                                                    subcommands: [Add.self, Remove.self, Pin.self, Unpin.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a node, or update it if the key exists (given fields only).")
@@ -125,7 +125,8 @@ struct NodeCommand: AsyncParsableCommand {
         @Option(help: "The venue it belongs to.") var venue: String?
         @Option(help: "The beacon (place) it stands at; tags it hears are near that beacon.") var beacon: String?
         @OptionGroup var place: PlaceOptions
-        @Option(parsing: .unconditional, help: "Added to every RSSI the node reports, dB.") var rssiOffset: Double?
+        @Option(parsing: .unconditional, help: "Added to every RSSI the node reports, dB; pins the node (self-calibration leaves it alone).")
+        var rssiOffset: Double?
 
         func run() async throws {
             let key = try Slug(key, what: "node")

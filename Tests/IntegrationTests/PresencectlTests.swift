@@ -165,7 +165,7 @@ import Testing
             #"{"node":"scan-1","beacon":"desk-1","readings":51,"median_path_loss_db":1,"spread_db":0,"calibrated":true,"offset_db":-2}"#,
             #"{"node":"scan-2","beacon":"desk-2","readings":51,"median_path_loss_db":5,"spread_db":0,"calibrated":true,"offset_db":2}"#,
         ])
-        #expect(try h.rows("SELECT key, rssi_offset FROM presence.nodes ORDER BY 1") == ["scan-1|-2", "scan-2|2"])
+        #expect(try h.rows("SELECT key, rssi_offset, pinned FROM presence.nodes ORDER BY 1") == ["scan-1|-2|t", "scan-2|2|t"], "applied and pinned")
 
         // One stay cut short: scan-2 has 4 readings; no node can be compared, nothing changes.
         let short = try h.ctl("calibrate", file.path, "--user", "alice", "--at", "desk-1=10s..70s", "--at", "desk-2=100s..114s", "--apply")
