@@ -15,13 +15,13 @@ public enum AggregatorServices {
         let ready = StartGate()
         let health = AggregatorHealth()
         let deadLetters = DeadLetters(directory: directory, logger: logger)
+        let calibration = PendingCalibration()
         let publisher = try Publisher(configuration: configuration, journal: journal, health: health, deadLetters: deadLetters, logger: logger)
         let writer = DatabaseWriter(configuration: configuration, journal: journal, health: health, deadLetters: deadLetters,
-                                    acknowledged: { publisher.takeAcknowledged() },
-                                    logger: logger)
+                                    calibration: calibration, acknowledged: { publisher.takeAcknowledged() }, logger: logger)
         let inbound = try InboundConnection(configuration: configuration, inbox: inbox, ready: ready, health: health, logger: logger)
         let loop = DecisionLoop(configuration: configuration, inbox: inbox, journal: journal, publisher: publisher, health: health,
-                                deadLetters: deadLetters, ready: ready, inboundStatistics: { inbound.statistics }, logger: logger)
+                                deadLetters: deadLetters, calibration: calibration, ready: ready, inboundStatistics: { inbound.statistics }, logger: logger)
         let registry = RegistryWatcher(configuration: configuration, inbox: inbox, logger: logger)
         let retention = RetentionService(database: configuration.database, retention: configuration.retention, logger: logger)
         return [JournalService(journal: journal), writer, publisher, registry, retention, loop, inbound]

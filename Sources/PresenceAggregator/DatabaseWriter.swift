@@ -12,21 +12,25 @@ import Synchronization
 /// aggregator's status turns degraded) and tries again every few seconds; the journal keeps what
 /// waits. A record the database refuses for good (not a lost connection nor a timeout) is set aside
 /// in the dead letters, found by applying the batch one record at a time, and the writer moves on.
+/// After each transaction it also stores the node offsets the loop left (`PendingCalibration`),
+/// on their own: a failure there loses a re-derivable write, never a record.
 final class DatabaseWriter: Service {
     private let configuration: AggregatorConfiguration
     private let journal: Journal
     private let health: AggregatorHealth
     private let deadLetters: DeadLetters
+    private let calibration: PendingCalibration
     private let acknowledged: @Sendable () -> [(end: UInt64, id: String)]
     private let logger: Logger
 
     /// `acknowledged` hands over the events the broker acknowledged since it was last called.
     init(configuration: AggregatorConfiguration, journal: Journal, health: AggregatorHealth, deadLetters: DeadLetters,
-         acknowledged: @escaping @Sendable () -> [(end: UInt64, id: String)], logger: Logger) {
+         calibration: PendingCalibration, acknowledged: @escaping @Sendable () -> [(end: UInt64, id: String)], logger: Logger) {
         self.configuration = configuration
         self.journal = journal
         self.health = health
         self.deadLetters = deadLetters
+        self.calibration = calibration
         self.acknowledged = acknowledged
         self.logger = logger
     }
@@ -77,6 +81,7 @@ final class DatabaseWriter: Service {
                 } catch let error as PostgresError where !error.isTransient {
                     try await applyOneByOne(entries, &writer, database)
                 }
+                await storeCalibration(database)
                 if writer.delay > 1 { logger.notice("the database is reachable again; storing what waited in the journal") }
                 health.database(reachable: true)
                 writer.delay = 1
@@ -95,6 +100,20 @@ final class DatabaseWriter: Service {
                 }
                 writer.delay = min(writer.delay * 2, 8)
             }
+        }
+    }
+
+    /// Stores the node offsets waiting, if any. One the database refuses is dropped (the next fit
+    /// that moves brings new ones); one it could not take for a lost connection waits for the next
+    /// transaction, unless newer ones come first.
+    private func storeCalibration(_ database: PostgresConnection) async {
+        guard let (waiting, generation) = calibration.take() else { return }
+        do {
+            try await database.storeNodeCalibration(waiting)
+        } catch let error as PostgresError where !error.isTransient {
+            logger.warning("could not store the fitted node offsets; they are fitted again", metadata: ["error": "\(error)"])
+        } catch {
+            calibration.giveBack(waiting, generation: generation)
         }
     }
 

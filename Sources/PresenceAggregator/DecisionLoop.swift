@@ -16,18 +16,20 @@ final class DecisionLoop: Service {
     private let publisher: Publisher
     private let health: AggregatorHealth
     private let deadLetters: DeadLetters
+    private let calibration: PendingCalibration
     private let ready: StartGate
     private let inboundStatistics: @Sendable () -> MQTTStatistics
     private let logger: Logger
 
     init(configuration: AggregatorConfiguration, inbox: LoopInbox, journal: Journal, publisher: Publisher, health: AggregatorHealth,
-         deadLetters: DeadLetters, ready: StartGate, inboundStatistics: @escaping @Sendable () -> MQTTStatistics, logger: Logger) {
+         deadLetters: DeadLetters, calibration: PendingCalibration, ready: StartGate, inboundStatistics: @escaping @Sendable () -> MQTTStatistics, logger: Logger) {
         self.configuration = configuration
         self.inbox = inbox
         self.journal = journal
         self.publisher = publisher
         self.health = health
         self.deadLetters = deadLetters
+        self.calibration = calibration
         self.ready = ready
         self.inboundStatistics = inboundStatistics
         self.logger = logger
@@ -42,7 +44,8 @@ final class DecisionLoop: Service {
             return
         }
         var core = AggregatorCore(configuration: configuration.core, registry: start.registry, sessions: start.sessions,
-                                  savedClock: start.savedClock, recentNotifications: start.recentNotifications, now: WallClock.milliseconds())
+                                  savedClock: start.savedClock, recentNotifications: start.recentNotifications, storedOffsets: start.storedOffsets,
+                                  now: WallClock.milliseconds())
         execute(core.resume(at: WallClock.milliseconds()))
         ready.open()
         await withTaskGroup(of: Void.self) { group in
@@ -91,6 +94,8 @@ final class DecisionLoop: Service {
                 publisher.publishNow(MQTTMessage(topic: configuration.topics.aggregatorStats, payload: message.encoded(), qos: 0))
             case .log(let line):
                 logger.log(level: line.level.logLevel, "\(line.message)", metadata: line.metadata.mapValues { .string($0) })
+            case .storeCalibration(let summary):
+                calibration.offer(summary)
             }
         }
     }

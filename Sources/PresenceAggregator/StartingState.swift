@@ -4,13 +4,15 @@ import PresencePostgres
 import PresenceStore
 
 /// What the decision loop starts from: the registry, the sessions open when the aggregator
-/// stopped, how far it had decided, and the notifications within the cool-down, as the database
+/// stopped, how far it had decided, the notifications within the cool-down and (with
+/// `--self-calibrate`) the node offsets fitted before, as the database
 /// says them, with the journal's records it has not applied yet laid over them (`JournalFold`).
 struct StartingState: Sendable {
     var registry: Registry
     var sessions: [Presence]
     var savedClock: Int64?
     var recentNotifications: [PresenceNotification]
+    var storedOffsets: [String: Double]
 
     /// Reads it, waiting for the database while it is unreachable (saying so).
     static func load(_ configuration: AggregatorConfiguration, journal: Journal, health: AggregatorHealth, logger: Logger) async throws -> StartingState {
@@ -23,6 +25,7 @@ struct StartingState: Sendable {
             // position says, and laying records over them again changes nothing.
             let stored = try await database.journalPosition(clientID: configuration.effectiveClientID)
             let registry = try await database.loadRegistry()
+            let storedOffsets = configuration.core.pipeline.selfCalibrate ? try await database.storedNodeOffsets() : [:]
             var fold = JournalFold(sessions: try await database.openSessions(),
                                    clock: try await database.savedClock(clientID: configuration.effectiveClientID),
                                    notifications: try await database.recentNotifications(within: configuration.core.notificationCooldown))
@@ -40,7 +43,8 @@ struct StartingState: Sendable {
             if laid > 0 {
                 logger.notice("laid the journal's records the database lacks over what it says", metadata: ["records": "\(laid)"])
             }
-            return StartingState(registry: registry, sessions: fold.openSessions, savedClock: fold.clock, recentNotifications: fold.notifications)
+            return StartingState(registry: registry, sessions: fold.openSessions, savedClock: fold.clock, recentNotifications: fold.notifications,
+                                 storedOffsets: storedOffsets)
         } catch {
             await database.close()
             throw error

@@ -24,6 +24,7 @@ public struct Migration: Sendable {
         Migration(version: 6, name: "visits_by_arrival", sql: String(decoding: PackageResources.v006_visits_by_arrival_sql, as: UTF8.self)),
         Migration(version: 7, name: "aggregator_journal", sql: String(decoding: PackageResources.v007_aggregator_journal_sql, as: UTF8.self)),
         Migration(version: 8, name: "beacon_policies", sql: String(decoding: PackageResources.v008_beacon_policies_sql, as: UTF8.self)),
+        Migration(version: 9, name: "node_calibration", sql: String(decoding: PackageResources.v009_node_calibration_sql, as: UTF8.self)),
         Migration(version: 10, name: "roles", sql: String(decoding: PackageResources.v010_roles_sql, as: UTF8.self)),
         Migration(version: 11, name: "erasures", sql: String(decoding: PackageResources.v011_erasures_sql, as: UTF8.self)),
     ]

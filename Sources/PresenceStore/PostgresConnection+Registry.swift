@@ -24,9 +24,9 @@ extension PostgresConnection {
                 switchMargin: try row.double(11), switchDwell: try row.int(12).map(Int64.init), absenceTimeout: try row.int(13).map(Int64.init),
                 nextTo: (neighbours[key] ?? []).sorted())
         }
-        let nodes = try query("SELECT key, venue_key, beacon_key, x, y, floor, rssi_offset FROM presence.nodes").rows.map { row in
+        let nodes = try query("SELECT key, venue_key, beacon_key, x, y, floor, rssi_offset, pinned FROM presence.nodes").rows.map { row in
             Registry.Node(key: row.string(0) ?? "", venue: row.string(1), beacon: row.string(2), x: try row.double(3), y: try row.double(4),
-                          floor: try row.int(5), rssiOffset: try row.double(6) ?? 0)
+                          floor: try row.int(5), rssiOffset: try row.double(6) ?? 0, pinned: try row.bool(7) ?? false)
         }
         let users = try query("""
             SELECT key, name, (EXTRACT(EPOCH FROM incognito_until) * 1000)::bigint FROM presence.users
@@ -99,14 +99,15 @@ extension PostgresConnection {
         }
     }
 
-    /// Adds or updates a node; `rssiOffset` nil keeps the current offset (0 for a new node).
+    /// Adds or updates a node; `rssiOffset` nil keeps the current offset (0 for a new node), a
+    /// value pins it (self-calibration leaves the node alone).
     public func upsertNode(_ node: Registry.Node, rssiOffset: Double?) throws {
         try transaction { db in
             if let venue = node.venue { try db.requireExisting("venue", venue, in: "presence.venues") }
             if let beacon = node.beacon { try db.requireExisting("beacon", beacon, in: "presence.beacons") }
             _ = try db.query("""
-                INSERT INTO presence.nodes (key, venue_key, beacon_key, x, y, floor, rssi_offset)
-                VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7::double precision, 0))
+                INSERT INTO presence.nodes (key, venue_key, beacon_key, x, y, floor, rssi_offset, pinned)
+                VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7::double precision, 0), $7::double precision IS NOT NULL)
                 ON CONFLICT (key) DO UPDATE SET
                     venue_key = COALESCE(EXCLUDED.venue_key, nodes.venue_key),
                     beacon_key = COALESCE(EXCLUDED.beacon_key, nodes.beacon_key),
@@ -114,6 +115,7 @@ extension PostgresConnection {
                     y = COALESCE(EXCLUDED.y, nodes.y),
                     floor = COALESCE(EXCLUDED.floor, nodes.floor),
                     rssi_offset = COALESCE($7::double precision, nodes.rssi_offset),
+                    pinned = nodes.pinned OR $7::double precision IS NOT NULL,
                     updated_at = now()
                 """, [node.key, node.venue, node.beacon, node.x, node.y, node.floor, rssiOffset])
         }

@@ -3,7 +3,7 @@ import Logging
 import PresenceCLI
 
 /// `presencectl`: set up the database, manage the registry, look at presence and history,
-/// record sightings and replay them through the engine.
+/// record sightings, replay them through the engine and calibrate nodes from a recorded walk.
 @main
 struct Presencectl: AsyncParsableCommand {
     static func main() async {
@@ -16,6 +16,7 @@ struct Presencectl: AsyncParsableCommand {
         abstract: "Manage and query the BLE presence pipeline.",
         subcommands: [
             Migrate.self, VenueCommand.self, BeaconCommand.self, NodeCommand.self, UserCommand.self, DeviceCommand.self,
-            PresenceCommand.self, SessionsCommand.self, VisitsCommand.self, RecordCommand.self, ReplayCommand.self, PurgeCommand.self,
+            NodesCommand.self, PresenceCommand.self, SessionsCommand.self, VisitsCommand.self, RecordCommand.self, ReplayCommand.self,
+            CalibrateCommand.self, PurgeCommand.self,
         ])
 }

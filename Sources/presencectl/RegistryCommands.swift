@@ -60,6 +60,15 @@ func validTx(_ tx: Int?, flag: String = "--tx") throws -> Int? {
     return tx
 }
 
+/// An RSSI offset within what a node may be given: dB from -50 to 50.
+func validRSSIOffset(_ offset: Double?, what: String = "--rssi-offset") throws -> Double? {
+    guard let offset else { return nil }
+    guard offset.isFinite && abs(offset) <= 50 else {
+        throw ValueError("\(what) \(offset) is not valid: expected dB from -50 to 50")
+    }
+    return offset
+}
+
 struct BeaconCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "beacon", abstract: "Add, update or remove beacons (places).",
                                                     subcommands: [Add.self, Remove.self])
@@ -141,8 +150,8 @@ extension BeaconCommand {
 }
 
 struct NodeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "node", abstract: "Add, update or remove scanner nodes.",
-                                                    subcommands: [Add.self, Remove.self])
+    static let configuration = CommandConfiguration(commandName: "node", abstract: "Add, update, pin or remove scanner nodes.",
+                                                    subcommands: [Add.self, Remove.self, Pin.self, Unpin.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a node, or update it if the key exists (given fields only).")
@@ -151,15 +160,14 @@ struct NodeCommand: AsyncParsableCommand {
         @Option(help: "The venue it belongs to.") var venue: String?
         @Option(help: "The beacon (place) it stands at; tags it hears are near that beacon.") var beacon: String?
         @OptionGroup var place: PlaceOptions
-        @Option(parsing: .unconditional, help: "Added to every RSSI the node reports, dB.") var rssiOffset: Double?
+        @Option(parsing: .unconditional, help: "Added to every RSSI the node reports, dB; pins the node (self-calibration leaves it alone).")
+        var rssiOffset: Double?
 
         func run() async throws {
             let key = try Slug(key, what: "node")
             let venue = try venue.map { try Slug($0, what: "venue").value }
             let beacon = try beacon.map { try Slug($0, what: "beacon").value }
-            if let rssiOffset, !(rssiOffset.isFinite && abs(rssiOffset) <= 50) {
-                throw ValueError("--rssi-offset \(rssiOffset) is not valid: expected dB from -50 to 50")
-            }
+            let rssiOffset = try validRSSIOffset(rssiOffset)
             let node = Registry.Node(key: key.value, venue: venue, beacon: beacon, x: place.x, y: place.y, floor: place.floor)
             try await withDatabase(connection) { try await $0.upsertNode(node, rssiOffset: rssiOffset) }
             print("node \(key)")

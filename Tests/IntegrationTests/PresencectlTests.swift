@@ -28,7 +28,8 @@ import Testing
         return h
     }
 
-    @Test(arguments: [
+    /// Bad command lines, each with the value its one-line error must name.
+    static let badInput: [([String], String)] = [
         (["beacon", "add", "Desk/9"], "Desk/9"),
         (["beacon", "add", "desk-9", "--id", "ibeacon:1234:1:1"], "1234"),
         (["beacon", "add", "desk-9", "--id", "ibeacon:\(uuid):70000"], "70000"),
@@ -65,7 +66,12 @@ import Testing
         (["beacon", "add", "desk-1", "--next-to", "desk-1"], "desk-1"),
         (["beacon", "add", "desk-1", "--next-to", "Desk-2"], "Desk-2"),
         (["beacon", "add", "desk-1", "--clear-policy", "--switch-margin", "3"], "--clear-policy"),
-    ])
+        (["calibrate", "/nonexistent.jsonl", "--user", "alice", "--at", "desk-1=10s..15s"], "desk-1=10s..15s"),
+        (["calibrate", "/nonexistent.jsonl", "--user", "alice", "--at", "desk-1:10s..70s"], "desk-1:10s..70s"),
+        (["calibrate", "/nonexistent.jsonl", "--user", "alice", "--at", "desk-1=10s..70s"], "/nonexistent.jsonl"),
+    ]
+
+    @Test(arguments: badInput)
     func badInputIsRefusedInOneLineNamingTheValueAndChangesNothing(_ arguments: [String], _ named: String) throws {
         let h = try Self.seeded("cli")
         let before = try Self.dump(h)
@@ -164,5 +170,53 @@ import Testing
         #expect(try h.rows("SELECT count(*) FROM presence.visits_30m_v WHERE bucket_start < '2026-01-02'") == ["1"])
         #expect(try h.rows("SELECT count(*) FROM presence.occupancy_30m_v WHERE bucket_start < '2026-01-02'") == ["2"])
         #expect(try h.ctlOK("presence").contains("alice"))
+    }
+
+    @Test func calibrateFindsEachNodesOffsetFromARecordedWalkAndAppliesIt() throws {
+        let h = try Self.seeded("calibrate")
+        try h.ctlOK("beacon", "add", "desk-2", "--venue", "lab")
+        try h.ctlOK("node", "add", "scan-2", "--venue", "lab", "--beacon", "desk-2", "--rssi-offset", "7")
+        let tag = "ibeacon:\(Self.uuid):9:9"
+        // Alice stands at desk-1 from 10 s to 70 s (scan-1 reads -60 dBm of her tag, 2 dB hot)
+        // and at desk-2 from 100 s to 160 s (scan-2 reads -64 dBm, 2 dB cold).
+        let t0: Int64 = 1_767_261_600_000
+        var lines = [#"{"received":\#(t0),"topic":"presence/v1/nodes/scan-1/status","v":1,"state":"online"}"#]
+        for second in stride(from: Int64(1), through: 170, by: 1) {
+            let time = t0 + second * 1_000
+            for (node, rssi) in [("scan-1", (10 ... 70).contains(second) ? -60 : -90), ("scan-2", (100 ... 160).contains(second) ? -64 : -90)] {
+                lines.append(#"{"received":\#(time + 40),"topic":"presence/v1/sightings/\#(node)","v":1,"node":"\#(node)","seq":\#(second),"sent":\#(time),"#
+                             + #""sightings":[{"ts":\#(time),"id":"\#(tag)","rssi":\#(rssi),"tx":-59}]}"#)
+            }
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("walk-\(h.prefix).jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let table = try h.ctlOK("calibrate", file.path, "--user", "alice", "--at", "desk-1=10s..70s", "--at", "desk-2=100s..160s")
+        #expect(table.contains("NODE"), "\(table)")
+        #expect(try h.rows("SELECT key, rssi_offset FROM presence.nodes ORDER BY 1") == ["scan-1|0", "scan-2|7"], "nothing applied without --apply")
+
+        let applied = try h.ctl("calibrate", file.path, "--device", tag, "--at", "desk-1=10s..70s", "--at", "desk-2=100s..160s", "--apply", "--json")
+        #expect(applied.status == 0, "\(applied.stderr)")
+        #expect(applied.stdout.split(separator: "\n") == [
+            #"{"node":"scan-1","beacon":"desk-1","readings":51,"median_path_loss_db":1,"spread_db":0,"calibrated":true,"offset_db":-2}"#,
+            #"{"node":"scan-2","beacon":"desk-2","readings":51,"median_path_loss_db":5,"spread_db":0,"calibrated":true,"offset_db":2}"#,
+        ])
+        #expect(try h.rows("SELECT key, rssi_offset, pinned FROM presence.nodes ORDER BY 1") == ["scan-1|-2|t", "scan-2|2|t"], "applied and pinned")
+
+        // One stay cut short: scan-2 has 4 readings; no node can be compared, nothing changes.
+        let short = try h.ctl("calibrate", file.path, "--user", "alice", "--at", "desk-1=10s..70s", "--at", "desk-2=100s..114s", "--apply")
+        #expect(short.status != 0)
+        #expect(short.stdout.contains("not calibrated: 5 readings, 20 needed"), "\(short.stdout)")
+        #expect(short.stderr.split(separator: "\n").count == 1 && short.stderr.contains("at least 2"), "\(short.stderr)")
+        #expect(try h.rows("SELECT key, rssi_offset FROM presence.nodes ORDER BY 1") == ["scan-1|-2", "scan-2|2"])
+
+        for (arguments, named) in [(["--device", "ibeacon:\(Self.uuid):1:7", "--at", "desk-1=10s..70s"], "ibeacon:\(Self.uuid):1:7"),
+                                   (["--user", "alice", "--at", "desk-9=10s..70s"], "desk-9"),
+                                   (["--user", "bob", "--at", "desk-1=10s..70s"], "bob")] {
+            let refused = try h.ctl(["calibrate", file.path] + arguments)
+            #expect(refused.status != 0 && refused.stdout.isEmpty && refused.stderr.split(separator: "\n").count == 1)
+            #expect(refused.stderr.contains(named), "\(refused.stderr)")
+        }
     }
 }

@@ -11,7 +11,7 @@ import Testing
     static let registry = Registry(
         venues: [.init(key: "expo")],
         beacons: places.map { .init(key: $0.booth, venue: "expo", x: $0.x, y: $0.y) },
-        nodes: places.map { .init(key: $0.key, venue: "expo", beacon: $0.booth, x: $0.x, y: $0.y, rssiOffset: $0.key == "node-4" ? 2 : 0) },
+        nodes: places.map { .init(key: $0.key, venue: "expo", beacon: $0.booth, x: $0.x, y: $0.y, rssiOffset: $0.key == "node-4" ? 2 : 0, pinned: $0.key == "node-4") },
         users: [.init(key: "alice")],
         devices: [.init(identity: tag, user: "alice")])
 
@@ -72,6 +72,66 @@ import Testing
         #expect(abs((enter.rssi ?? 0) - (-60 + applied)) < 0.01)
     }
 
+    /// The RSSI of alice's enter when `node` hears her tag at -60 dBm for six seconds from `second`.
+    static func enterRSSI(_ pipeline: inout PresencePipeline, node: String, from second: Int64) throws -> Double {
+        var events: [PresenceEvent] = []
+        for second in second ..< second + 6 {
+            let time = start + second * 1_000
+            let batch = SightingBatch(node: node, seq: second, sent: time, sightings: [Sighting(ts: time, id: tag, rssi: -60, tx: -59)])
+            events += pipeline.receive(batch.encoded(), node: Substring(node), at: time + 20).events
+        }
+        return try #require(events.first { $0.kind == .enter }?.rssi)
+    }
+
+    static func selfCalibrating(_ registry: Registry = registry, stored: [String: Double] = [:]) -> PresencePipeline {
+        var configuration = PresencePipeline.Configuration()
+        configuration.selfCalibrate = true
+        return PresencePipeline(configuration: configuration, registry: registry, start: start, storedOffsets: stored)
+    }
+
+    @Test func storedOffsetsApplyFromTheStartUntilAFitReplacesThem() throws {
+        var pipeline = Self.selfCalibrating(stored: ["node-0": 2.5, "node-4": 9, "gone": 1])
+        let seeded = try #require(pipeline.selfCalibration)
+        #expect(seeded.applied == ["node-0": 2.5], "a pinned node keeps its own offset, an unregistered one has none")
+        #expect(seeded.revision == 0, "seeding is not a fit to store")
+        #expect(abs(try Self.enterRSSI(&pipeline, node: "node-0", from: 1) - -57.5) < 0.01)
+
+        var simulator = try Self.simulator()
+        Self.listen(&pipeline, simulator: &simulator)
+        let fitted = try #require(pipeline.selfCalibration)
+        #expect(fitted.revision > 0 && fitted.applied.count == 8 && fitted.applied["node-0"] != 2.5)
+    }
+
+    @Test func aRegistryChangeKeepsTheAppliedOffsetsAndAPinnedNodeKeepsZero() throws {
+        var pipeline = Self.selfCalibrating()
+        var simulator = try Self.simulator()
+        Self.listen(&pipeline, simulator: &simulator)
+        let before = try #require(pipeline.selfCalibration)
+        var changed = Self.registry
+        changed.users["bob"] = .init(key: "bob")
+        changed.nodes["node-0"]?.pinned = true
+        _ = pipeline.replaceRegistry(changed, at: Self.start + 301_000)
+        let after = try #require(pipeline.selfCalibration)
+        var expected = before.applied
+        expected["node-0"] = nil
+        #expect(after.applied == expected, "the fitted offsets carry over, but for the node now pinned")
+        #expect(after.revision == before.revision && after.fit == before.fit && after.readings == 0)
+        let applied = try #require(after.applied["node-1"])
+        #expect(abs(try Self.enterRSSI(&pipeline, node: "node-1", from: 302) - (-60 + applied)) < 0.01, "applied at once, not after the next fit")
+        #expect(try Self.enterRSSI(&pipeline, node: "node-0", from: 340) == -60, "pinned at 0 means 0")
+    }
+
+    @Test func aNodePinnedAtZeroIsNotFitted() throws {
+        var registry = Self.registry
+        registry.nodes["node-4"]?.rssiOffset = 0
+        var pipeline = Self.selfCalibrating(registry)
+        var simulator = try Self.simulator()
+        Self.listen(&pipeline, simulator: &simulator)
+        let calibration = try #require(pipeline.selfCalibration)
+        #expect(calibration.applied.count == 8 && calibration.applied["node-4"] == nil)
+        #expect(try Self.enterRSSI(&pipeline, node: "node-4", from: 301) == -60)
+    }
+
     @Test func withoutTheFlagNodeBeaconsAreUnregisteredSightings() throws {
         var pipeline = PresencePipeline(configuration: PresencePipeline.Configuration(), registry: Self.registry, start: Self.start)
         var simulator = try Self.simulator()
@@ -81,7 +141,7 @@ import Testing
     }
 }
 
-/// The aggregator's core says when node offsets are fitted.
+/// The aggregator's core says when node offsets are fitted, and has them stored.
 @Suite struct SelfCalibrationLogTests {
     @Test func theCoreLogsTheOffsetsWhenTheyAreFittedAndOnlyWhenTheyChange() throws {
         var configuration = AggregatorCore.Configuration()
@@ -90,6 +150,7 @@ import Testing
         var core = AggregatorCore(configuration: configuration, registry: SelfCalibrationTests.registry, now: SelfCalibrationTests.start)
         var simulator = try SelfCalibrationTests.simulator()
         var logs: [AggregatorCore.LogLine] = []
+        var stored: [SelfCalibration.Summary] = []
         for second in 1 ... 300 {
             let time = SelfCalibrationTests.start + Int64(second) * 1_000
             let heard = simulator.advance(to: time)
@@ -99,6 +160,7 @@ import Testing
                 let payload = SightingBatch(node: place.key, seq: Int64(second), sent: time, sightings: sightings).encoded()
                 let actions = AggregatorCoreTests.receive(&core, AggregatorCoreTests.topics.sightings(node: place.key), payload, at: time + 20)
                 for case .log(let line) in actions where line.message == "node offsets fitted from node beacons" { logs.append(line) }
+                for case .storeCalibration(let summary) in actions { stored.append(summary) }
             }
         }
         let first = try #require(logs.first)
@@ -106,6 +168,8 @@ import Testing
         #expect(first.metadata["offsets_db"]?.contains("node-0 ") ?? false)
         #expect(!(first.metadata["offsets_db"]?.contains("node-4") ?? true), "the pinned node is not fitted")
         #expect(logs.count < 5, "logged when the offsets move, not at every fit: \(logs.count) lines in 5 minutes")
+        #expect(stored.count == logs.count, "stored when logged")
+        #expect(stored.last?.applied == core.pipeline.selfCalibration?.applied && stored.last?.applied.count == 8 && stored.last?.fittedAt != nil)
         let stats = try #require(core.statistics(at: SelfCalibrationTests.start + 301_000).calibration, "the stats carry the calibration")
         #expect(stats.applied.count == 8 && stats.readings > 10_000 && stats.fit != nil)
         #expect(AggregatorCoreTests.core().statistics(at: SelfCalibrationTests.start).calibration == nil, "not without --self-calibrate")

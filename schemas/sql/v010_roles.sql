@@ -2,7 +2,8 @@
 -- member of one (CREATE ROLE venue_aggregator LOGIN PASSWORD '…' IN ROLE presence_aggregator).
 -- Migrations run as the database's owner, who keeps every right.
 --
---   presence_aggregator  reads the registry; writes sessions, events, notifications and its progress
+--   presence_aggregator  reads the registry; writes sessions, events, notifications, its progress and
+--                        the node offsets it fits
 --   presence_admin       the registry (presencectl), reads what happened, erases a user's history
 --   presence_analyst     reads visits through views that carry users and beacons but no device
 --                        identity; cannot read devices, sessions or events, nor write anything
@@ -28,11 +29,12 @@ GRANT SELECT ON presence.venues, presence.beacons, presence.beacon_neighbours, p
     presence.migrations TO presence_aggregator;
 GRANT SELECT, INSERT, UPDATE ON presence.sessions, presence.events, presence.notifications, presence.aggregator_clock,
     presence.aggregator_journal TO presence_aggregator;
+GRANT SELECT, INSERT, UPDATE, DELETE ON presence.node_calibration TO presence_aggregator;
 
 GRANT SELECT, INSERT, UPDATE, DELETE ON presence.venues, presence.beacons, presence.beacon_neighbours, presence.nodes,
     presence.users, presence.devices TO presence_admin;
 GRANT SELECT, DELETE ON presence.sessions, presence.events, presence.notifications TO presence_admin;
-GRANT SELECT ON presence.migrations, presence.aggregator_clock, presence.aggregator_journal, presence.sessions_v,
+GRANT SELECT ON presence.migrations, presence.aggregator_clock, presence.aggregator_journal, presence.node_calibration, presence.sessions_v,
     presence.current_v, presence.visits_30m_v, presence.occupancy_30m_v TO presence_admin;
 
 -- What analysts see: visits and who is where, by user and beacon, never by device.

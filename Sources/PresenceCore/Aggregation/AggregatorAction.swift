@@ -7,6 +7,10 @@ extension AggregatorCore {
         case statistics(Statistics)
         /// Write a log line (already rate-limited where external input can trigger it).
         case log(LogLine)
+        /// Store the node offsets self-calibration applies now (`SelfCalibration.Summary.applied`,
+        /// with its fit), beside the journal and without waiting: they can be fitted again, so a
+        /// write lost while the database is away costs nothing but staleness.
+        case storeCalibration(SelfCalibration.Summary)
     }
 
     /// A log line, without a logging library: the shell writes it.

@@ -52,13 +52,13 @@ public struct AggregatorCore: Sendable {
     private var loggedCalibration = 0
 
     /// A core that resumes `sessions` (open when the aggregator stopped) with `registry`, its
-    /// clock at the saved one (or `now`), remembering the notifications sent within the cool-down.
-    /// Call `resume(at:)` first.
+    /// clock at the saved one (or `now`), remembering the notifications sent within the cool-down,
+    /// and (with self-calibration) applying the node offsets stored before. Call `resume(at:)` first.
     public init(configuration: Configuration, registry: Registry, sessions: [Presence] = [], savedClock: Int64? = nil,
-                recentNotifications: [PresenceNotification] = [], now: Int64) {
+                recentNotifications: [PresenceNotification] = [], storedOffsets: [String: Double] = [:], now: Int64) {
         self.configuration = configuration
         let start = min(savedClock ?? now, now)
-        pipeline = PresencePipeline(configuration: configuration.pipeline, registry: registry, start: start)
+        pipeline = PresencePipeline(configuration: configuration.pipeline, registry: registry, start: start, storedOffsets: storedOffsets)
         notifications = NotificationPolicy(cooldown: configuration.notificationCooldown, sent: recentNotifications)
         limiter = RateLimiter(interval: configuration.logInterval)
         beaconStates = BeaconStateThrottle(interval: configuration.beaconStateInterval)
@@ -96,15 +96,7 @@ public struct AggregatorCore: Sendable {
         case .sightings(let node):
             lastMessageAt = receivedAt
             outcome = pipeline.receive(payload, node: Substring(node), at: receivedAt, catchingUp: catchingUp)
-            if let revision = pipeline.selfCalibration?.revision, revision != loggedCalibration, let calibration = pipeline.selfCalibration,
-               let fit = calibration.fit {
-                loggedCalibration = revision
-                let offsets = calibration.applied.sorted { $0.key < $1.key }.map { "\($0.key) \(($0.value * 10).rounded() / 10)" }.joined(separator: ", ")
-                actions.append(.log(LogLine(.notice, "node offsets fitted from node beacons", [
-                    "offsets_db": offsets, "links": "\(fit.links)", "residual_db": "\((fit.residual * 10).rounded() / 10)",
-                    "path_loss_exponent": "\((fit.exponent * 100).rounded() / 100)",
-                ])))
-            }
+            calibrated(into: &actions)
             if outcome.refusal == nil, outcome.droppedSightings > 0 {
                 warn("sightings", "dropped invalid sightings from a batch", ["node": node, "dropped": "\(outcome.droppedSightings)"], at: receivedAt,
                      into: &actions)
@@ -223,6 +215,18 @@ public struct AggregatorCore: Sendable {
         Statistics(counters: pipeline.counters, strangers: pipeline.strangers, late: pipeline.engine.statistics.late,
                    decisionLag: TimeBounds.difference(now, pipeline.engine.now), catchingUp: catchingUp,
                    calibration: pipeline.selfCalibration?.summary)
+    }
+
+    /// Logs the node offsets and has them stored when a fit changed them.
+    private mutating func calibrated(into actions: inout [Action]) {
+        guard let calibration = pipeline.selfCalibration, calibration.revision != loggedCalibration, let fit = calibration.fit else { return }
+        loggedCalibration = calibration.revision
+        let offsets = calibration.applied.sorted { $0.key < $1.key }.map { "\($0.key) \(($0.value * 10).rounded() / 10)" }.joined(separator: ", ")
+        actions.append(.log(LogLine(.notice, "node offsets fitted from node beacons", [
+            "offsets_db": offsets, "links": "\(fit.links)", "residual_db": "\((fit.residual * 10).rounded() / 10)",
+            "path_loss_exponent": "\((fit.exponent * 100).rounded() / 100)",
+        ])))
+        actions.append(.storeCalibration(calibration.summary))
     }
 
     /// Records events decided at `time` with the notifications and state changes they call for.

@@ -1,11 +1,14 @@
 /// The aggregator's self-calibration (`--self-calibrate`): nodes that transmit their node
 /// beacons (`presence-scanner --advertise`) hear each other; every minute the readings of the
 /// last few minutes are fitted (`NodeLinkCalibration`, with the registered node coordinates) and
-/// each node's fitted offset is applied to its RSSI, unless the node is pinned: a node registered
-/// with an RSSI offset of its own keeps it.
+/// each node's fitted offset is applied to its RSSI, unless the node is pinned
+/// (`Registry.Node.pinned`): it keeps its registered offset, even 0.
 ///
-/// Pure and deterministic (pipeline time in, offsets out), so that a replay calibrates exactly
-/// as the live aggregator did. Readings are bounded per link; a registry change starts afresh.
+/// Offsets stored before (`presence.node_calibration`) can seed it: they apply from the start,
+/// until a fit replaces them. A registry change carries the applied offsets, the last fit and the
+/// revision over (`carried(to:at:)`); the readings start afresh. Pure and deterministic (pipeline
+/// time in, offsets out), so that a replay calibrates exactly as the live aggregator did.
+/// Readings are bounded per link.
 public struct SelfCalibration: Sendable {
     /// How often the fit is redone, ms.
     public static let interval: Int64 = 60_000
@@ -19,7 +22,8 @@ public struct SelfCalibration: Sendable {
     public private(set) var applied: [String: Double] = [:]
     /// Node-beacon readings taken.
     public private(set) var readings = 0
-    /// Counts the changes of `applied`, so that a caller notices one without comparing offsets.
+    /// Counts the fits that changed `applied`, so that a caller notices one without comparing
+    /// offsets (seeding and carrying over are not counted).
     public private(set) var revision = 0
 
     private var calibration: NodeLinkCalibration
@@ -29,16 +33,29 @@ public struct SelfCalibration: Sendable {
     private let pinned: Set<String>
     private var nextFit: Int64
 
-    /// A calibration of `registry`'s nodes that have coordinates, starting at `start`.
-    public init(registry: Registry, start: Int64) {
+    /// A calibration of `registry`'s nodes that have coordinates, starting at `start`, applying
+    /// `seed` (offsets by node key, as stored) to the registered nodes that are not pinned.
+    public init(registry: Registry, start: Int64, seed: [String: Double] = [:]) {
         let nodes = registry.nodes.values.sorted { $0.key < $1.key }.compactMap { node -> NodeLinkCalibration.Node? in
             guard let x = node.x, let y = node.y else { return nil }
             return NodeLinkCalibration.Node(key: node.key, x: x, y: y)
         }
         calibration = NodeLinkCalibration(nodes: nodes)
         senders = IdentityTable(nodes.map { (NodeBeacon.identity(of: $0.key), $0.key) })
-        pinned = Set(registry.nodes.values.filter { $0.rssiOffset != 0 }.map(\.key))
+        pinned = Set(registry.nodes.values.filter(\.pinned).map(\.key))
         nextFit = TimeBounds.sum(start, Self.interval)
+        applied = seed.filter { registry.nodes[$0.key].map { !$0.pinned } ?? false && $0.value.isFinite }
+    }
+
+    /// This calibration for a changed `registry` at `time`: the applied offsets of nodes still
+    /// registered and not pinned, the last fit and the revision carry over; readings start afresh
+    /// (the nodes' places may have changed).
+    public func carried(to registry: Registry, at time: Int64) -> SelfCalibration {
+        var next = SelfCalibration(registry: registry, start: time, seed: applied)
+        next.fit = fit
+        next.fittedAt = fittedAt
+        next.revision = revision
+        return next
     }
 
     /// Takes a scanned sighting heard by `node` if it is a registered node's beacon (and says

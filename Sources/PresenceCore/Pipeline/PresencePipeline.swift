@@ -41,14 +41,15 @@ public struct PresencePipeline: Sendable {
     /// Reused for every batch's scanned sightings.
     private var scratch: [SightingBatchDecoder.Scanned] = []
 
-    /// A pipeline whose clock starts at `start` (ms since the epoch).
-    public init(configuration: Configuration, registry: Registry, start: Int64) {
+    /// A pipeline whose clock starts at `start` (ms since the epoch); with `selfCalibrate`, the
+    /// node offsets stored before (`storedOffsets`, by node key) apply from the start.
+    public init(configuration: Configuration, registry: Registry, start: Int64, storedOffsets: [String: Double] = [:]) {
         let start = TimeBounds.clamped(start)
         self.configuration = configuration
         self.registry = registry
-        matcher = ObservationMatcher(registry: registry)
+        if configuration.selfCalibrate { selfCalibration = SelfCalibration(registry: registry, start: start, seed: storedOffsets) }
+        matcher = ObservationMatcher(registry: selfCalibration?.calibrated(registry) ?? registry)
         registeredNodes = Self.nodeKeys(of: registry)
-        if configuration.selfCalibrate { selfCalibration = SelfCalibration(registry: registry, start: start) }
         let tick = max(1, configuration.tickInterval)
         nextTick = (start / tick + 1) * tick
         clock = start
@@ -182,7 +183,8 @@ public struct PresencePipeline: Sendable {
 
     /// Swaps in a new registry at `time`: sessions of users, devices or beacons no longer
     /// registered end with `removed`, those of users now incognito with `incognito`. Users in
-    /// `erasing` (forgotten) are dropped without an event.
+    /// `erasing` (forgotten) are dropped without an event. The node offsets self-calibration
+    /// applies carry over.
     public mutating func replaceRegistry(_ newRegistry: Registry, at time: Int64, erasing: Set<String> = []) -> [PresenceEvent] {
         var events: [PresenceEvent] = []
         let at = max(time - configuration.lateness, engine.now)
@@ -203,9 +205,9 @@ public struct PresencePipeline: Sendable {
             }
         }
         registry = newRegistry
-        matcher = ObservationMatcher(registry: newRegistry)
+        selfCalibration = selfCalibration?.carried(to: newRegistry, at: time)
+        matcher = ObservationMatcher(registry: selfCalibration?.calibrated(newRegistry) ?? newRegistry)
         engine.setPlaces(PlacePolicies(registry: newRegistry))
-        if configuration.selfCalibrate { selfCalibration = SelfCalibration(registry: newRegistry, start: time) }
         registeredNodes = Self.nodeKeys(of: newRegistry)
         nodeClocks = nodeClocks.filter { registeredNodes.contains($0.key) }
         engine.forgetNodes { !registeredNodes.contains($0) }

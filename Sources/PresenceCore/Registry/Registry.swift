@@ -86,8 +86,11 @@ public struct Registry: Sendable, Equatable {
         public var floor: Int?
         /// Added to every RSSI the node reports, dB, to even out receivers.
         public var rssiOffset: Double
+        /// Whether `rssiOffset` was set by hand: self-calibration leaves the node alone, even at 0.
+        public var pinned: Bool
 
-        public init(key: String, venue: String? = nil, beacon: String? = nil, x: Double? = nil, y: Double? = nil, floor: Int? = nil, rssiOffset: Double = 0) {
+        public init(key: String, venue: String? = nil, beacon: String? = nil, x: Double? = nil, y: Double? = nil, floor: Int? = nil, rssiOffset: Double = 0,
+                    pinned: Bool = false) {
             self.key = key
             self.venue = venue
             self.beacon = beacon
@@ -95,6 +98,7 @@ public struct Registry: Sendable, Equatable {
             self.y = y
             self.floor = floor
             self.rssiOffset = rssiOffset
+            self.pinned = pinned
         }
     }
 
