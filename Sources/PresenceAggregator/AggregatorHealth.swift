@@ -24,6 +24,11 @@ final class AggregatorHealth: Sendable {
         update { $0.subscribed = true }
     }
 
+    /// Whether the inbound subscriptions are in place.
+    var isSubscribed: Bool {
+        state.withLock { $0.subscribed }
+    }
+
     func database(reachable: Bool) {
         update { $0.databaseReachable = reachable }
     }

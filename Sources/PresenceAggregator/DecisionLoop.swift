@@ -62,6 +62,7 @@ final class DecisionLoop: Service {
                     case .message(let message, let receivedAt):
                         execute(message.payload.withUnsafeBytes { core.receive(topic: message.topic, payload: $0, at: receivedAt) })
                     case .tick:
+                        if !core.isSubscribed, health.isSubscribed { core.subscribed(at: WallClock.milliseconds()) }
                         execute(core.tick(at: WallClock.milliseconds()))
                     case .registry(let registry, _):
                         execute(core.replaceRegistry(registry, at: WallClock.milliseconds()))

@@ -64,6 +64,33 @@ import Testing
         #expect(messages.compactMap(\.event) == move.events.map(\.id))
     }
 
+    @Test func catchingUpWaitsForTheSubscriptionsButNotForEver() {
+        let stopped = Self.start
+        let restart = stopped + 60_000
+        var core = AggregatorCore(configuration: .init(), registry: PresencePipelineTests.registry, sessions: [], savedClock: stopped, now: restart)
+        _ = core.resume(at: restart)
+        // A slow connect: five quiet seconds before the subscriptions are in place are no sign
+        // that the backlog is drained.
+        for i in 1 ... 50 { _ = core.tick(at: restart + Int64(i) * 100) }
+        let beforeSubscribing = core.catchingUp
+        #expect(beforeSubscribing)
+        core.subscribed(at: restart + 5_000)
+        _ = core.tick(at: restart + 5_400)
+        let soonAfter = core.catchingUp
+        #expect(soonAfter, "less than the quiet window since the subscriptions")
+        _ = core.tick(at: restart + 5_600)
+        let afterQuiet = core.catchingUp
+        #expect(!afterQuiet)
+        // A broker that never answers: catching up ends at the limit, and decisions go on.
+        var unanswered = AggregatorCore(configuration: .init(), registry: PresencePipelineTests.registry, sessions: [], savedClock: stopped, now: restart)
+        _ = unanswered.tick(at: restart + 29_000)
+        let beforeLimit = unanswered.catchingUp
+        #expect(beforeLimit)
+        _ = unanswered.tick(at: restart + 30_000)
+        let atLimit = unanswered.catchingUp
+        #expect(!atLimit)
+    }
+
     @Test func aRestartDrainsWhatTheBrokerKeptInItsOwnTimeBeforeTheClockMovesOn() {
         let stopped = Self.start
         let restart = stopped + 60_000
@@ -72,6 +99,7 @@ import Testing
         ], savedClock: stopped, now: restart)
         #expect(Self.events(core.resume(at: restart)).isEmpty)
         #expect(core.catchingUp)
+        core.subscribed(at: restart)
         // Ticks while the backlog flows decide nothing: alice's absence is not judged on the wall clock.
         var events: [PresenceEvent] = []
         var last: Int64 = 0

@@ -11,7 +11,8 @@ public struct AggregatorCore: Sendable {
         /// backlog's own time (live); a replay decides in its file's time from the first line.
         public var catchUp = true
         /// Catching up ends when decisions are this close to the wall clock (plus the lateness),
-        /// or no sightings came for this long, ms...
+        /// or no sightings came for this long once the inbound subscriptions are in place
+        /// (`subscribed(at:)`: a slow connect must not end it before the backlog arrives), ms...
         public var catchUpQuiet: Int64 = 500
         /// ... or, at the latest, this long after the start, ms.
         public var catchUpLimit: Int64 = 30_000
@@ -42,6 +43,8 @@ public struct AggregatorCore: Sendable {
     public private(set) var catchingUp: Bool
     private let startedAt: Int64
     private var lastMessageAt: Int64
+    /// When the shell said the inbound subscriptions were in place.
+    private var subscribedAt: Int64?
     private var progressAt: Int64
     private var statsAt: Int64
     /// The engine's `touches` at the last progress, and at the last positions.
@@ -124,6 +127,15 @@ public struct AggregatorCore: Sendable {
         return actions
     }
 
+    /// Whether `subscribed(at:)` was called.
+    public var isSubscribed: Bool { subscribedAt != nil }
+
+    /// The inbound subscriptions are in place at `now`: from then on, a quiet moment means the
+    /// broker's backlog is drained.
+    public mutating func subscribed(at now: Int64) {
+        if subscribedAt == nil { subscribedAt = TimeBounds.clamped(now) }
+    }
+
     /// The wall clock reads `now`: decide what time alone decides, and save progress, publish
     /// positions and report counters when they are due. While catching up, nothing moves until
     /// the backlog is drained.
@@ -133,8 +145,8 @@ public struct AggregatorCore: Sendable {
         if catchingUp {
             let lag = TimeBounds.difference(now, pipeline.clock)
             let caughtUp = lag <= configuration.catchUpQuiet + configuration.pipeline.lateness
-            guard caughtUp || TimeBounds.difference(now, lastMessageAt) >= configuration.catchUpQuiet
-                || TimeBounds.difference(now, startedAt) >= configuration.catchUpLimit else { return actions }
+            let quiet = subscribedAt.map { TimeBounds.difference(now, max(lastMessageAt, $0)) >= configuration.catchUpQuiet } ?? false
+            guard caughtUp || quiet || TimeBounds.difference(now, startedAt) >= configuration.catchUpLimit else { return actions }
             catchingUp = false
             actions.append(.log(LogLine(.notice, "caught up with what the broker kept", [
                 "batches": "\(pipeline.counters.batches)", "clock_behind_ms": "\(lag)",
