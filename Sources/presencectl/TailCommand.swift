@@ -29,7 +29,7 @@ struct TailCommand: AsyncParsableCommand {
         var mqtt = MQTTConfiguration(broker: try connection.mqttBroker(), clientID: "presencectl-tail-\(getpid())")
         mqtt.subscriptions = [MQTTSubscription(topics.event(beacon: beacon, user: user), qos: 1)]
         let client = try MQTTClient(configuration: mqtt, logger: logger)
-        let tail = EventTail(client: client, limit: limit, json: json)
+        let tail = EventTail(client: client, topic: mqtt.subscriptions[0].filter, limit: limit, json: json)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: tail, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -37,9 +37,10 @@ struct TailCommand: AsyncParsableCommand {
     }
 }
 
-/// Prints events until shut down or the time limit.
+/// Prints events until shut down or the time limit; says on standard error once it listens.
 struct EventTail: Service {
     let client: MQTTClient
+    let topic: String
     let limit: Int64?
     let json: Bool
 
@@ -48,6 +49,9 @@ struct EventTail: Service {
         let deadline = limit.map { WallClock.milliseconds() + $0 }
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
+                group.addTask { [client, topic] in
+                    if (try? await client.waitUntilConnected()) != nil { StandardStreams.error("listening for events on \(topic)") }
+                }
                 if let deadline {
                     group.addTask { [client] in
                         try? await Task.sleep(for: .milliseconds(max(0, deadline - WallClock.milliseconds())))
