@@ -41,13 +41,14 @@ struct RecordCommand: AsyncParsableCommand {
         mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1), MQTTSubscription(topics.allNodeStatuses, qos: 1),
                               MQTTSubscription(topics.allNodeStats, qos: 1)]
         let client = try MQTTClient(configuration: mqtt, logger: logger)
-        let recorder = Recorder(client: client, file: FileHandleBox(file), limit: limit)
+        let writer = RecordingWriter(file: FileHandleBox(file))
+        let recorder = SubscriptionService(client: client, limit: limit, handle: writer.write)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: recorder, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         fclose(file)
-        StandardStreams.error("recorded \(recorder.count.value) batches to \(out)")
+        StandardStreams.error("recorded \(writer.count) batches to \(out)")
     }
 }
 
@@ -59,43 +60,20 @@ final class FileHandleBox: @unchecked Sendable {  // used by the recorder's sing
     }
 }
 
-/// A counter read after the recorder stopped.
-final class Counter: @unchecked Sendable {  // written by one task, read after it ended
-    var value = 0
-}
-
-/// Receives batches and appends them to the file until shut down or the time limit.
-struct Recorder: Service {
-    let client: MQTTClient
+/// Appends each received message to the file as a recording line, and counts them.
+final class RecordingWriter: @unchecked Sendable {  // written by the subscription's one consuming task, read after it ended
     let file: FileHandleBox
-    let limit: Int64?
-    let count = Counter()
+    var count = 0
 
-    func run() async throws {
-        try client.start()
-        let deadline = limit.map { WallClock.milliseconds() + $0 }
-        await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                if let deadline {
-                    group.addTask { [client] in
-                        try? await Task.sleep(for: .milliseconds(max(0, deadline - WallClock.milliseconds())))
-                        await client.stop()
-                    }
-                }
-                for await message in client.messages {
-                    guard let line = Recording.line(payload: message.payload, topic: message.topic, received: WallClock.milliseconds()) else {
-                        continue
-                    }
-                    line.withUnsafeBytes { _ = fwrite($0.baseAddress, 1, $0.count, file.pointer) }
-                    fputc(0x0A, file.pointer)
-                    fflush(file.pointer)
-                    count.value += 1
-                }
-                group.cancelAll()
-            }
-        } onGracefulShutdown: { [client] in
-            Task { await client.stop() }
-        }
-        await client.stop()
+    init(file: FileHandleBox) {
+        self.file = file
+    }
+
+    func write(_ message: MQTTMessage) {
+        guard let line = Recording.line(payload: message.payload, topic: message.topic, received: WallClock.milliseconds()) else { return }
+        line.withUnsafeBytes { _ = fwrite($0.baseAddress, 1, $0.count, file.pointer) }
+        fputc(0x0A, file.pointer)
+        fflush(file.pointer)
+        count += 1
     }
 }

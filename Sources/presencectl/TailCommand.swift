@@ -27,9 +27,14 @@ struct TailCommand: AsyncParsableCommand {
         let topics = try connection.topics()
         let logger = Logger(label: "presencectl")
         var mqtt = MQTTConfiguration(broker: try connection.mqttBroker(), clientID: "presencectl-tail-\(getpid())")
-        mqtt.subscriptions = [MQTTSubscription(topics.event(beacon: beacon, user: user), qos: 1)]
+        let topic = topics.event(beacon: beacon, user: user)
+        mqtt.subscriptions = [MQTTSubscription(topic, qos: 1)]
         let client = try MQTTClient(configuration: mqtt, logger: logger)
-        let tail = EventTail(client: client, topic: mqtt.subscriptions[0].filter, limit: limit, json: json)
+        let tail = SubscriptionService(client: client, limit: limit, listening: { StandardStreams.error("listening for events on \(topic)") }) {
+            [json] message in
+            guard let line = json ? String(decoding: message.payload, as: UTF8.self) : EventLine.text(message.payload) else { return }
+            StandardStreams.output(Array((line + "\n").utf8))
+        }
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: tail, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -37,42 +42,11 @@ struct TailCommand: AsyncParsableCommand {
     }
 }
 
-/// Prints events until shut down or the time limit; says on standard error once it listens.
-struct EventTail: Service {
-    let client: MQTTClient
-    let topic: String
-    let limit: Int64?
-    let json: Bool
-
-    func run() async throws {
-        try client.start()
-        let deadline = limit.map { WallClock.milliseconds() + $0 }
-        await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { [client, topic] in
-                    if (try? await client.waitUntilConnected()) != nil { StandardStreams.error("listening for events on \(topic)") }
-                }
-                if let deadline {
-                    group.addTask { [client] in
-                        try? await Task.sleep(for: .milliseconds(max(0, deadline - WallClock.milliseconds())))
-                        await client.stop()
-                    }
-                }
-                for await message in client.messages {
-                    guard let line = json ? String(decoding: message.payload, as: UTF8.self) : Self.line(message.payload) else { continue }
-                    StandardStreams.output(Array((line + "\n").utf8))
-                }
-                group.cancelAll()
-            }
-        } onGracefulShutdown: { [client] in
-            Task { await client.stop() }
-        }
-        await client.stop()
-    }
-
+/// An event payload as one readable line.
+enum EventLine {
     /// "2026-11-25T15:03:22.100Z  enter  alice  at booth-a  (near, 1.8 m)" or
     /// "…  exit   alice  from booth-a  (moved, 54 s there)"; nil for a payload that is not an event.
-    static func line(_ payload: [UInt8]) -> String? {
+    static func text(_ payload: [UInt8]) -> String? {
         guard let event = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
               let kind = event["event"] as? String, let user = event["user"] as? String, let beacon = event["beacon"] as? String,
               let at = (event["at"] as? NSNumber)?.int64Value else { return nil }
