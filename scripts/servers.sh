@@ -62,6 +62,7 @@ listener $port 127.0.0.1
 allow_anonymous true
 persistence false
 max_inflight_messages 1000
+set_tcp_nodelay true
 max_queued_messages 100000
 message_size_limit 4194304
 CONF

@@ -31,6 +31,10 @@ extension MQTTClient {
         try check(mosquitto_int_option(handle, MOSQ_OPT_SEND_MAXIMUM, Int32(configuration.maxInFlight)),
                   "cannot set the in-flight maximum")
 
+        // Without it, a small publish waits for the broker's delayed ACK of the one before (40 ms on
+        // Linux): QoS 1 throughput on loopback fell from thousands of messages a second to hundreds.
+        try check(mosquitto_int_option(handle, MOSQ_OPT_TCP_NODELAY, 1), "cannot turn off Nagle's algorithm")
+
         let url = configuration.url
         if let username = url.username {
             try check(mosquitto_username_pw_set(handle, username, url.password), "cannot set the user name and password")
