@@ -11,6 +11,8 @@ let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "sw
 let signals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
 let arguments = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let histogram = Target.Dependency.product(name: "Histogram", package: "hdrhistogram-swift")
+let collections = Target.Dependency.product(name: "Collections", package: "swift-collections")
+let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
 
 let package = Package(
     name: "presence",
@@ -27,6 +29,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
@@ -42,9 +47,20 @@ let package = Package(
             dependencies: ["PresenceCore", "PresencePostgres", log],
             resources: [.embedInCode("Migrations")],
             swiftSettings: strict),
+        // The aggregator's web face: the live venue page, its JSON and event stream, /metrics and
+        // the health probes. Fed by the aggregator, it knows nothing of MQTT or PostgreSQL.
+        .target(
+            name: "PresenceHTTP",
+            dependencies: [
+                "PresenceCore", collections, log, lifecycle, metrics,
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            resources: [.embedInCode("Page")],
+            swiftSettings: strict),
         .target(
             name: "PresenceAggregator",
-            dependencies: ["PresenceCore", "PresenceMQTT", "PresenceStore", log, lifecycle, histogram],
+            dependencies: ["PresenceCore", "PresenceMQTT", "PresenceStore", "PresenceHTTP", log, lifecycle, histogram, metrics],
             swiftSettings: strict),
         .target(
             name: "PresenceCLI",
@@ -57,7 +73,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "PresenceScanner",
-            dependencies: ["PresenceCore", "PresenceMQTT", "PresenceBLE", .product(name: "Collections", package: "swift-collections"), log, lifecycle],
+            dependencies: ["PresenceCore", "PresenceMQTT", "PresenceBLE", collections, log, lifecycle],
             swiftSettings: strict),
 
         .executableTarget(
@@ -66,7 +82,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "presence-aggregator",
-            dependencies: ["PresenceAggregator", "PresenceCLI", "PresenceDatabaseCLI", "PresenceCore", "PresenceMQTT", "PresencePostgres", arguments, log, lifecycle, signals],
+            dependencies: ["PresenceAggregator", "PresenceCLI", "PresenceDatabaseCLI", "PresenceCore", "PresenceHTTP", "PresenceMQTT", "PresencePostgres", arguments, log, lifecycle, signals],
             swiftSettings: strict),
         .executableTarget(
             name: "presencectl",
@@ -80,6 +96,7 @@ let package = Package(
         .executableTarget(name: "presence-fuzz", dependencies: ["PresenceCore"], path: "Fuzz", swiftSettings: strict),
 
         .testTarget(name: "PresenceCoreTests", dependencies: ["PresenceCore"], swiftSettings: strict),
+        .testTarget(name: "PresenceHTTPTests", dependencies: ["PresenceHTTP", "PresenceCore"], swiftSettings: strict),
         // Pure tests of the BlueZ adapter (command layouts, configuration); nothing here opens a socket.
         .testTarget(name: "PresenceBLETests", dependencies: ["PresenceBLE", "CBlueZ", "PresenceCore"], swiftSettings: strict),
         .testTarget(

@@ -48,11 +48,13 @@ for user in alice bob carol; do
 done
 echo "registered venue expo: booths a-d 7 m apart, a node at each, alice, bob and carol with tags"
 
-"$bin/presence-aggregator" >"$state/aggregator.log" 2>&1 &
+http=${PRESENCE_DEMO_HTTP:-127.0.0.1:8080}
+"$bin/presence-aggregator" --http "$http" >"$state/aggregator.log" 2>&1 &
 pids+=($!)
 "$bin/presence-scanner" --simulate demo/expo.json >"$state/scanner.log" 2>&1 &
 pids+=($!)
-echo "aggregator and simulated nodes running (logs in .state/); events follow, Ctrl-C to stop"
+echo "aggregator and simulated nodes running (logs in .state/); the live page is at http://$http/"
+echo "events follow, Ctrl-C to stop"
 echo
 
 broker=${PRESENCE_BROKER_URL#mqtt://}

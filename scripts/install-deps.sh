@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the project needs and the machine lacks: Debian packages (the C libraries, the
-# servers the tests and the demo start) and the Python packages of the contract check and the
-# schema test. Safe to run again: it only installs what is missing.
+# servers the tests and the demo start, the headless browser of the page test) and the Python
+# packages of the contract check, the schema test and the page test. Safe to run again: it only installs what is missing.
 set -euo pipefail
 
-debs=(mosquitto mosquitto-clients libmosquitto-dev postgresql libpq-dev libbluetooth-dev bluez time)
+debs=(mosquitto mosquitto-clients libmosquitto-dev postgresql libpq-dev libbluetooth-dev bluez time chromium fonts-dejavu-core)
 missing=()
 for p in "${debs[@]}"; do
   if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
@@ -22,7 +22,7 @@ fi
 # Debian starts its own mosquitto and PostgreSQL services on install; the project runs private
 # servers on free loopback ports instead, so the system ones are left alone.
 
-if ! python3 -c 'import paho.mqtt, psycopg, jsonschema' 2>/dev/null; then
-  echo "installing Python packages: paho-mqtt psycopg jsonschema"
-  python3 -m pip install -q --disable-pip-version-check paho-mqtt 'psycopg[binary]' jsonschema
+if ! python3 -c 'import paho.mqtt, psycopg, jsonschema, websocket' 2>/dev/null; then
+  echo "installing Python packages: paho-mqtt psycopg jsonschema websocket-client"
+  python3 -m pip install -q --disable-pip-version-check paho-mqtt 'psycopg[binary]' jsonschema websocket-client
 fi

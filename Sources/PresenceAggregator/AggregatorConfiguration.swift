@@ -1,4 +1,5 @@
 import PresenceCore
+import PresenceHTTP
 import PresenceMQTT
 import PresencePostgres
 import PresenceStore
@@ -36,6 +37,8 @@ public struct AggregatorConfiguration: Sendable {
     /// Whether log lines may name users (`--log-identities`, for debugging); otherwise they carry
     /// counts only. Debug lines may name topics, which hold user keys.
     public var logIdentities = false
+    /// Where the HTTP face (page, API, metrics, probes) listens; nil: none.
+    public var http: ListenAddress?
     /// How long history is kept; purged at start and every hour.
     public var retention = Retention(sessions: 180 * 86_400_000, events: 30 * 86_400_000)
 

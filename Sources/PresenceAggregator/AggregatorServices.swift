@@ -1,4 +1,7 @@
 import Logging
+import PresenceCore
+import PresenceHTTP
+import PresenceMQTT
 import ServiceLifecycle
 
 /// The aggregator's long-running parts, in the order they start; a `ServiceGroup` stops them in
@@ -6,7 +9,8 @@ import ServiceLifecycle
 /// decides what came before and ends the journal), the registry watcher, the publisher (it
 /// publishes what the journal holds, unless the broker is away), the database writer (it stores
 /// it, unless the database is away), and the journal last. Whatever was not published or stored
-/// stays in the journal for the next start.
+/// stays in the journal for the next start. With `--http`, the HTTP server starts last and stops
+/// first.
 public enum AggregatorServices {
     public static func make(_ configuration: AggregatorConfiguration, logger: Logger) throws -> [any Service] {
         let directory = configuration.stateDirectory
@@ -16,14 +20,38 @@ public enum AggregatorServices {
         let health = AggregatorHealth()
         let deadLetters = DeadLetters(directory: directory, logger: logger)
         let calibration = PendingCalibration()
-        let publisher = try Publisher(configuration: configuration, journal: journal, health: health, deadLetters: deadLetters, logger: logger)
+        let live = configuration.http.map { _ in LiveFeed() }
+        // swift-metrics is bootstrapped before the first metric is made, or that one goes nowhere.
+        let prometheus = configuration.http.map { _ in PrometheusBootstrap.registry }
+        let metrics = prometheus.map { _ in AggregatorMetrics() }
+        let publisher = try Publisher(configuration: configuration, journal: journal, health: health, deadLetters: deadLetters,
+                                      metrics: metrics, logger: logger)
         let writer = DatabaseWriter(configuration: configuration, journal: journal, health: health, deadLetters: deadLetters,
                                     calibration: calibration, acknowledged: { publisher.takeAcknowledged() }, logger: logger)
         let inbound = try InboundConnection(configuration: configuration, inbox: inbox, ready: ready, health: health, logger: logger)
         let loop = DecisionLoop(configuration: configuration, inbox: inbox, journal: journal, publisher: publisher, health: health,
-                                deadLetters: deadLetters, calibration: calibration, ready: ready, inboundStatistics: { inbound.statistics }, logger: logger)
+                                deadLetters: deadLetters, calibration: calibration, ready: ready, inboundStatistics: { inbound.statistics },
+                                live: live, metrics: metrics, logger: logger)
         let registry = RegistryWatcher(configuration: configuration, inbox: inbox, logger: logger)
         let retention = RetentionService(database: configuration.database, retention: configuration.retention, logger: logger)
-        return [JournalService(journal: journal), writer, publisher, registry, retention, loop, inbound]
+        let services: [any Service] = [JournalService(journal: journal), writer, publisher, registry, retention, loop, inbound]
+        guard let address = configuration.http, let live, let metrics, let prometheus else { return services }
+        let visits = VisitsReader(configuration: configuration.database, logger: logger)
+        let sources = VenueServer.Sources(
+            feed: live, metrics: prometheus,
+            readiness: {
+                [("broker", inbound.isConnected && publisher.isConnected), ("database", health.databaseReachable), ("registry", ready.isOpen)]
+            },
+            visits: { try await visits.visits(since: $0) },
+            beforeScrape: {
+                let journal = journal.status
+                metrics.updateShell(AggregatorMetrics.Shell(
+                    inboundConnected: inbound.isConnected, publishConnected: publisher.isConnected, databaseReachable: health.databaseReachable,
+                    inFlight: publisher.inFlight, journalUnpublished: Int64(clamping: journal.end - min(journal.end, journal.published)),
+                    journalUnapplied: Int64(clamping: journal.end - min(journal.end, journal.applied)), inboxWaitingBytes: inbox.counters.waitingBytes,
+                    inboundDropped: inbound.statistics.droppedInbound, deadLetters: deadLetters.count, pages: live.pageCount))
+            },
+            now: { WallClock.milliseconds() })
+        return services + [VenueServer(host: address.host, port: address.port, sources: sources, logger: logger)]
     }
 }

@@ -1,5 +1,6 @@
 import Logging
 import PresenceCore
+import PresenceHTTP
 import PresenceMQTT
 import ServiceLifecycle
 
@@ -19,10 +20,14 @@ final class DecisionLoop: Service {
     private let calibration: PendingCalibration
     private let ready: StartGate
     private let inboundStatistics: @Sendable () -> MQTTStatistics
+    /// What the HTTP page shows, and the metrics (with `--http`).
+    private let live: LiveFeed?
+    private let metrics: AggregatorMetrics?
     private let logger: Logger
 
     init(configuration: AggregatorConfiguration, inbox: LoopInbox, journal: Journal, publisher: Publisher, health: AggregatorHealth,
-         deadLetters: DeadLetters, calibration: PendingCalibration, ready: StartGate, inboundStatistics: @escaping @Sendable () -> MQTTStatistics, logger: Logger) {
+         deadLetters: DeadLetters, calibration: PendingCalibration, ready: StartGate, inboundStatistics: @escaping @Sendable () -> MQTTStatistics,
+         live: LiveFeed?, metrics: AggregatorMetrics?, logger: Logger) {
         self.configuration = configuration
         self.inbox = inbox
         self.journal = journal
@@ -32,6 +37,8 @@ final class DecisionLoop: Service {
         self.calibration = calibration
         self.ready = ready
         self.inboundStatistics = inboundStatistics
+        self.live = live
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -46,7 +53,10 @@ final class DecisionLoop: Service {
         var core = AggregatorCore(configuration: configuration.core, registry: start.registry, sessions: start.sessions,
                                   savedClock: start.savedClock, recentNotifications: start.recentNotifications, storedOffsets: start.storedOffsets,
                                   now: WallClock.milliseconds())
+        var shownAt: Int64 = 0
+        live?.replaceRegistry(start.registry, at: WallClock.milliseconds())
         execute(core.resume(at: WallClock.milliseconds()))
+        showNodes(core)
         ready.open()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [inbox, tick = configuration.core.pipeline.tickInterval] in
@@ -64,8 +74,14 @@ final class DecisionLoop: Service {
                     case .tick:
                         if !core.isSubscribed, health.isSubscribed { core.subscribed(at: WallClock.milliseconds()) }
                         execute(core.tick(at: WallClock.milliseconds()))
+                        if live != nil, WallClock.milliseconds() - shownAt >= 1_000 {
+                            shownAt = WallClock.milliseconds()
+                            showNodes(core)
+                        }
                     case .registry(let registry, _):
+                        live?.replaceRegistry(registry, at: WallClock.milliseconds())
                         execute(core.replaceRegistry(registry, at: WallClock.milliseconds()))
+                        showNodes(core)
                     }
                 }
             } onGracefulShutdown: { [inbox] in
@@ -82,11 +98,28 @@ final class DecisionLoop: Service {
         try? await gracefulShutdown()
     }
 
+    /// Brings the page's node table and the metrics up to the core's figures (with `--http`).
+    private func showNodes(_ core: borrowing AggregatorCore) {
+        guard let live, let metrics else { return }
+        let now = WallClock.milliseconds()
+        metrics.update(core.statistics(at: now), flaps: live.read { $0.flapCount })
+        let registry = core.pipeline.registry
+        let fitted = core.pipeline.selfCalibration?.applied ?? [:]
+        let rows = registry.nodes.values.sorted { $0.key < $1.key }.map { node in
+            let offset: (Double, String) = node.pinned ? (node.rssiOffset, "pinned") : fitted[node.key].map { ($0, "fitted") } ?? (node.rssiOffset, "none")
+            return NodeRow(key: node.key, venue: node.venue, beacon: node.beacon, x: node.x, y: node.y, floor: node.floor,
+                           offset: offset.0, offsetSource: offset.1)
+        }
+        live.replaceNodes(rows, at: now)
+    }
+
     private func execute(_ actions: [AggregatorCore.Action]) {
         for action in actions {
             switch action {
             case .record(let record):
                 journal.append(record)
+                live?.apply(record, at: WallClock.milliseconds())
+                if case .decided(let decided) = record { metrics?.count(decided.events) }
             case .statistics(let statistics):
                 let message = AggregatorStatistics(core: statistics, inbound: inboundStatistics(), inbox: inbox.counters, journal: journal.status,
                                                    inFlight: publisher.inFlight, deadLetters: deadLetters.count,

@@ -37,6 +37,9 @@ final class InboundConnection: Service {
     /// The connection's counters (the inbound drops among them).
     var statistics: MQTTStatistics { client.statistics }
 
+    /// Whether the connection is up.
+    var isConnected: Bool { client.isConnected }
+
     func run() async throws {
         defer { inbox.finish() }
         await withTaskCancellationOrGracefulShutdownHandler { [ready] in

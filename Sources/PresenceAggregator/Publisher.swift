@@ -19,13 +19,16 @@ final class Publisher: Service {
     private let deadLetters: DeadLetters
     private let logger: Logger
     private let client: MQTTClient
+    private let metrics: AggregatorMetrics?
     /// How long events waited from their decision to the broker's acknowledgement.
     let latency = LatencyRecorder()
     /// Events the broker acknowledged, with the end of their record, for the database writer.
     private let acknowledged = Mutex<[(end: UInt64, id: String)]>([])
 
-    init(configuration: AggregatorConfiguration, journal: Journal, health: AggregatorHealth, deadLetters: DeadLetters, logger: Logger) throws {
+    init(configuration: AggregatorConfiguration, journal: Journal, health: AggregatorHealth, deadLetters: DeadLetters,
+         metrics: AggregatorMetrics?, logger: Logger) throws {
         self.configuration = configuration
+        self.metrics = metrics
         self.journal = journal
         self.health = health
         self.deadLetters = deadLetters
@@ -57,6 +60,9 @@ final class Publisher: Service {
 
     /// Messages sent and not yet acknowledged.
     var inFlight: Int { client.statistics.inFlight }
+
+    /// Whether the publishing connection is up.
+    var isConnected: Bool { client.isConnected }
 
     func run() async throws {
         try client.start()
@@ -120,7 +126,11 @@ final class Publisher: Service {
         case .success(let reason) where reason < 0x80:
             if let id = message.event {
                 acknowledged.withLock { $0.append((entry.end, id)) }
-                if let decidedAt { latency.record(milliseconds: WallClock.milliseconds() - decidedAt) }
+                if let decidedAt {
+                    let waited = WallClock.milliseconds() - decidedAt
+                    latency.record(milliseconds: waited)
+                    metrics?.recordDecisionToPublish(milliseconds: waited)
+                }
             }
             progress.settled(start: entry.start)
         case .success(let reason):

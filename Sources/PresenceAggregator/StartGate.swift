@@ -13,6 +13,10 @@ final class StartGate: Sendable {
         waiters.forEach { $0.resume() }
     }
 
+    var isOpen: Bool {
+        state.withLock { $0.open }
+    }
+
     func wait() async {
         await withCheckedContinuation { continuation in
             let open = state.withLock { state in

@@ -3,6 +3,7 @@ import Logging
 import PresenceAggregator
 import PresenceCLI
 import PresenceDatabaseCLI
+import PresenceHTTP
 import PresenceCore
 import PresenceMQTT
 import PresencePostgres
@@ -55,6 +56,9 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
     @Flag(help: "Let log lines name users (for debugging); by default they carry counts only.")
     var logIdentities = false
 
+    @Option(help: "Serve the live venue page, its JSON, /metrics, /healthz and /readyz on ADDR:PORT (e.g. 127.0.0.1:8080); off by default.")
+    var http: String?
+
     mutating func run() async throws {
         LogOptions.bootstrap(level: try LogOptions.level(logLevel))
         let logger = Logger(label: "presence-aggregator")
@@ -74,6 +78,12 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
             throw ValueError("--publish-window \(publishWindow) is not valid: expected 1 to 65535 messages")
         }
         configuration.publishWindow = publishWindow
+        if let http {
+            guard let address = ListenAddress(parsing: http) else {
+                throw ValueError("--http '\(http)' is not valid: expected ADDR:PORT, such as 127.0.0.1:8080 or [::1]:8080")
+            }
+            configuration.http = address
+        }
         let services = try AggregatorServices.make(configuration, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup) },
