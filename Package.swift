@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
@@ -86,7 +87,10 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "presencectl",
-            dependencies: ["PresenceStore", "PresenceCLI", "PresenceDatabaseCLI", "PresenceMQTT", "PresencePostgres", "PresenceCore", arguments, log, lifecycle, signals],
+            dependencies: [
+                "PresenceStore", "PresenceCLI", "PresenceDatabaseCLI", "PresenceMQTT", "PresencePostgres", "PresenceCore", arguments, log, lifecycle,
+                signals, .product(name: "Yams", package: "Yams"),
+            ],
             swiftSettings: strict),
 
         .executableTarget(

@@ -22,6 +22,12 @@ public struct LineFile {
         self.path = path
     }
 
+    /// The file's size in bytes, 0 when it cannot be told.
+    public var size: Int {
+        var status = stat()
+        return stat(path, &status) == 0 ? Int(status.st_size) : 0
+    }
+
     /// Calls `body` with each non-empty line, without its newline, in order.
     public func forEachLine(_ body: (UnsafeRawBufferPointer) -> Void) throws {
         guard let file = fopen(path, "rb") else {

@@ -13,6 +13,11 @@ public enum StandardStreams {
         write(2, Array((line + "\n").utf8))
     }
 
+    /// Writes `text` to standard error as it is (no newline added).
+    public static func errorText(_ text: String) {
+        write(2, Array(text.utf8))
+    }
+
     public static func output(_ bytes: [UInt8]) {
         write(1, bytes)
     }

@@ -55,70 +55,78 @@ extension PostgresConnection {
     public func upsertBeacon(_ beacon: Registry.Beacon, clearPolicy: Bool = false, addNeighbours: [String] = [],
                              removeNeighbours: [String] = []) throws {
         try transaction { db in
-            if let venue = beacon.venue { try db.requireExisting("venue", venue, in: "presence.venues") }
-            if let identity = beacon.identity {
-                let owner = try db.query("SELECT key FROM presence.beacons WHERE identity = $1 AND key <> $2", [identity, beacon.key]).rows.first
-                if let other = owner?.string(0) {
-                    throw ValueError("identity '\(identity)' already belongs to beacon '\(other)': remove it there first")
-                }
+            try db.writeBeacon(beacon, clearPolicy: clearPolicy, addNeighbours: addNeighbours, removeNeighbours: removeNeighbours)
+        }
+    }
+
+    /// `upsertBeacon` inside the caller's transaction.
+    func writeBeacon(_ beacon: Registry.Beacon, clearPolicy: Bool, addNeighbours: [String], removeNeighbours: [String]) throws {
+        if let venue = beacon.venue { try requireExisting("venue", venue, in: "presence.venues") }
+        if let identity = beacon.identity {
+            let owner = try query("SELECT key FROM presence.beacons WHERE identity = $1 AND key <> $2", [identity, beacon.key]).rows.first
+            if let other = owner?.string(0) {
+                throw ValueError("identity '\(identity)' already belongs to beacon '\(other)': remove it there first")
             }
-            _ = try db.query("""
-                INSERT INTO presence.beacons (key, venue_key, name, identity, x, y, floor, radius, tx, hello, goodbye,
-                                              switch_margin, switch_dwell_ms, absence_timeout_ms)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-                ON CONFLICT (key) DO UPDATE SET
-                    venue_key = COALESCE(EXCLUDED.venue_key, beacons.venue_key),
-                    name = COALESCE(EXCLUDED.name, beacons.name),
-                    identity = COALESCE(EXCLUDED.identity, beacons.identity),
-                    x = COALESCE(EXCLUDED.x, beacons.x),
-                    y = COALESCE(EXCLUDED.y, beacons.y),
-                    floor = COALESCE(EXCLUDED.floor, beacons.floor),
-                    radius = COALESCE(EXCLUDED.radius, beacons.radius),
-                    tx = COALESCE(EXCLUDED.tx, beacons.tx),
-                    hello = COALESCE(EXCLUDED.hello, beacons.hello),
-                    goodbye = COALESCE(EXCLUDED.goodbye, beacons.goodbye),
-                    switch_margin = CASE WHEN $15::boolean THEN NULL ELSE COALESCE(EXCLUDED.switch_margin, beacons.switch_margin) END,
-                    switch_dwell_ms = CASE WHEN $15::boolean THEN NULL ELSE COALESCE(EXCLUDED.switch_dwell_ms, beacons.switch_dwell_ms) END,
-                    absence_timeout_ms = CASE WHEN $15::boolean THEN NULL ELSE COALESCE(EXCLUDED.absence_timeout_ms, beacons.absence_timeout_ms) END,
-                    updated_at = now()
-                """, [beacon.key, beacon.venue, beacon.name, beacon.identity, beacon.x, beacon.y, beacon.floor, beacon.radius,
-                      beacon.tx, beacon.hello, beacon.goodbye, beacon.switchMargin, beacon.switchDwell, beacon.absenceTimeout, clearPolicy])
-            for neighbour in addNeighbours {
-                guard neighbour != beacon.key else { throw ValueError("--next-to '\(neighbour)' is not valid: a beacon is not its own neighbour") }
-                try db.requireExisting("beacon", neighbour, in: "presence.beacons")
-                _ = try db.query("""
-                    INSERT INTO presence.beacon_neighbours (beacon_key, neighbour_key) VALUES (LEAST($1, $2), GREATEST($1, $2))
-                    ON CONFLICT DO NOTHING
-                    """, [beacon.key, neighbour])
-            }
-            for neighbour in removeNeighbours {
-                _ = try db.query("""
-                    DELETE FROM presence.beacon_neighbours WHERE beacon_key = LEAST($1, $2) AND neighbour_key = GREATEST($1, $2)
-                    """, [beacon.key, neighbour])
-            }
+        }
+        _ = try query("""
+            INSERT INTO presence.beacons (key, venue_key, name, identity, x, y, floor, radius, tx, hello, goodbye,
+                                          switch_margin, switch_dwell_ms, absence_timeout_ms)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+            ON CONFLICT (key) DO UPDATE SET
+                venue_key = COALESCE(EXCLUDED.venue_key, beacons.venue_key),
+                name = COALESCE(EXCLUDED.name, beacons.name),
+                identity = COALESCE(EXCLUDED.identity, beacons.identity),
+                x = COALESCE(EXCLUDED.x, beacons.x),
+                y = COALESCE(EXCLUDED.y, beacons.y),
+                floor = COALESCE(EXCLUDED.floor, beacons.floor),
+                radius = COALESCE(EXCLUDED.radius, beacons.radius),
+                tx = COALESCE(EXCLUDED.tx, beacons.tx),
+                hello = COALESCE(EXCLUDED.hello, beacons.hello),
+                goodbye = COALESCE(EXCLUDED.goodbye, beacons.goodbye),
+                switch_margin = CASE WHEN $15::boolean THEN NULL ELSE COALESCE(EXCLUDED.switch_margin, beacons.switch_margin) END,
+                switch_dwell_ms = CASE WHEN $15::boolean THEN NULL ELSE COALESCE(EXCLUDED.switch_dwell_ms, beacons.switch_dwell_ms) END,
+                absence_timeout_ms = CASE WHEN $15::boolean THEN NULL ELSE COALESCE(EXCLUDED.absence_timeout_ms, beacons.absence_timeout_ms) END,
+                updated_at = now()
+            """, [beacon.key, beacon.venue, beacon.name, beacon.identity, beacon.x, beacon.y, beacon.floor, beacon.radius,
+                  beacon.tx, beacon.hello, beacon.goodbye, beacon.switchMargin, beacon.switchDwell, beacon.absenceTimeout, clearPolicy])
+        for neighbour in addNeighbours {
+            guard neighbour != beacon.key else { throw ValueError("--next-to '\(neighbour)' is not valid: a beacon is not its own neighbour") }
+            try requireExisting("beacon", neighbour, in: "presence.beacons")
+            _ = try query("""
+                INSERT INTO presence.beacon_neighbours (beacon_key, neighbour_key) VALUES (LEAST($1, $2), GREATEST($1, $2))
+                ON CONFLICT DO NOTHING
+                """, [beacon.key, neighbour])
+        }
+        for neighbour in removeNeighbours {
+            _ = try query("""
+                DELETE FROM presence.beacon_neighbours WHERE beacon_key = LEAST($1, $2) AND neighbour_key = GREATEST($1, $2)
+                """, [beacon.key, neighbour])
         }
     }
 
     /// Adds or updates a node; `rssiOffset` nil keeps the current offset (0 for a new node), a
     /// value pins it (self-calibration leaves the node alone).
     public func upsertNode(_ node: Registry.Node, rssiOffset: Double?) throws {
-        try transaction { db in
-            if let venue = node.venue { try db.requireExisting("venue", venue, in: "presence.venues") }
-            if let beacon = node.beacon { try db.requireExisting("beacon", beacon, in: "presence.beacons") }
-            _ = try db.query("""
-                INSERT INTO presence.nodes (key, venue_key, beacon_key, x, y, floor, rssi_offset, pinned)
-                VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7::double precision, 0), $7::double precision IS NOT NULL)
-                ON CONFLICT (key) DO UPDATE SET
-                    venue_key = COALESCE(EXCLUDED.venue_key, nodes.venue_key),
-                    beacon_key = COALESCE(EXCLUDED.beacon_key, nodes.beacon_key),
-                    x = COALESCE(EXCLUDED.x, nodes.x),
-                    y = COALESCE(EXCLUDED.y, nodes.y),
-                    floor = COALESCE(EXCLUDED.floor, nodes.floor),
-                    rssi_offset = COALESCE($7::double precision, nodes.rssi_offset),
-                    pinned = nodes.pinned OR $7::double precision IS NOT NULL,
-                    updated_at = now()
-                """, [node.key, node.venue, node.beacon, node.x, node.y, node.floor, rssiOffset])
-        }
+        try transaction { db in try db.writeNode(node, rssiOffset: rssiOffset) }
+    }
+
+    /// `upsertNode` inside the caller's transaction.
+    func writeNode(_ node: Registry.Node, rssiOffset: Double?) throws {
+        if let venue = node.venue { try requireExisting("venue", venue, in: "presence.venues") }
+        if let beacon = node.beacon { try requireExisting("beacon", beacon, in: "presence.beacons") }
+        _ = try query("""
+            INSERT INTO presence.nodes (key, venue_key, beacon_key, x, y, floor, rssi_offset, pinned)
+            VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7::double precision, 0), $7::double precision IS NOT NULL)
+            ON CONFLICT (key) DO UPDATE SET
+                venue_key = COALESCE(EXCLUDED.venue_key, nodes.venue_key),
+                beacon_key = COALESCE(EXCLUDED.beacon_key, nodes.beacon_key),
+                x = COALESCE(EXCLUDED.x, nodes.x),
+                y = COALESCE(EXCLUDED.y, nodes.y),
+                floor = COALESCE(EXCLUDED.floor, nodes.floor),
+                rssi_offset = COALESCE($7::double precision, nodes.rssi_offset),
+                pinned = nodes.pinned OR $7::double precision IS NOT NULL,
+                updated_at = now()
+            """, [node.key, node.venue, node.beacon, node.x, node.y, node.floor, rssiOffset])
     }
 
     public func upsertUser(key: Slug, name: String?) throws {
@@ -129,17 +137,20 @@ extension PostgresConnection {
     }
 
     public func upsertDevice(_ device: Registry.Device) throws {
-        try transaction { db in
-            try db.requireExisting("user", device.user, in: "presence.users")
-            _ = try db.query("""
-                INSERT INTO presence.devices (identity, user_key, name, tx) VALUES ($1, $2, $3, $4)
-                ON CONFLICT (identity) DO UPDATE SET
-                    user_key = EXCLUDED.user_key,
-                    name = COALESCE(EXCLUDED.name, devices.name),
-                    tx = COALESCE(EXCLUDED.tx, devices.tx),
-                    updated_at = now()
-                """, [device.identity, device.user, device.name, device.tx])
-        }
+        try transaction { db in try db.writeDevice(device) }
+    }
+
+    /// `upsertDevice` inside the caller's transaction.
+    func writeDevice(_ device: Registry.Device) throws {
+        try requireExisting("user", device.user, in: "presence.users")
+        _ = try query("""
+            INSERT INTO presence.devices (identity, user_key, name, tx) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (identity) DO UPDATE SET
+                user_key = EXCLUDED.user_key,
+                name = COALESCE(EXCLUDED.name, devices.name),
+                tx = COALESCE(EXCLUDED.tx, devices.tx),
+                updated_at = now()
+            """, [device.identity, device.user, device.name, device.tx])
     }
 
     /// Makes `user` incognito for `milliseconds` from now (database time), or ends it when nil.

@@ -28,7 +28,11 @@ struct ReplayCommand: AsyncParsableCommand {
         var core: AggregatorCore?
         var lastReceived: Int64 = 0
         var skipped = 0
+        var progress = ProgressBar("MB replayed", total: contents.size >> 20)
+        var read = 0
         try contents.forEachLine { line in
+            read += line.count + 1
+            progress.update(read >> 20)
             guard let arrival = Recording.arrival(of: line), SightingLimits.timestampRange.contains(arrival.received) else {
                 skipped += 1
                 return
@@ -43,6 +47,7 @@ struct ReplayCommand: AsyncParsableCommand {
             }
             core?.receive(topic: arrival.topic, payload: line, at: arrival.received).printEvents(to: &output)
         }
+        progress.finish()
         if var core {
             let engine = configuration.pipeline.engine
             let end = lastReceived + configuration.pipeline.lateness + max(engine.absenceTimeout, engine.staleAfter + engine.switchDwell)
