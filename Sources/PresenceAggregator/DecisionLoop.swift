@@ -46,7 +46,9 @@ final class DecisionLoop: Service {
         var core = AggregatorCore(configuration: configuration.core, registry: start.registry, sessions: start.sessions,
                                   savedClock: start.savedClock, recentNotifications: start.recentNotifications, storedOffsets: start.storedOffsets,
                                   now: WallClock.milliseconds())
-        execute(core.resume(at: WallClock.milliseconds()))
+        var discovery = configuration.homeAssistant.map { HomeAssistantDiscovery(configuration: $0, registry: start.registry) }
+        execute(core.resume(at: WallClock.milliseconds()), &discovery)
+        publish(discovery?.update(registry: start.registry, at: WallClock.milliseconds()))
         ready.open()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [inbox, tick = configuration.core.pipeline.tickInterval] in
@@ -60,12 +62,14 @@ final class DecisionLoop: Service {
                 while let item = await inbox.next() {
                     switch item {
                     case .message(let message, let receivedAt):
-                        execute(message.payload.withUnsafeBytes { core.receive(topic: message.topic, payload: $0, at: receivedAt) })
+                        execute(message.payload.withUnsafeBytes { core.receive(topic: message.topic, payload: $0, at: receivedAt) }, &discovery)
                     case .tick:
                         if !core.isSubscribed, health.isSubscribed { core.subscribed(at: WallClock.milliseconds()) }
-                        execute(core.tick(at: WallClock.milliseconds()))
+                        execute(core.tick(at: WallClock.milliseconds()), &discovery)
                     case .registry(let registry, _):
-                        execute(core.replaceRegistry(registry, at: WallClock.milliseconds()))
+                        // Home Assistant drops removed entities before their states go.
+                        publish(discovery?.update(registry: registry, at: WallClock.milliseconds()))
+                        execute(core.replaceRegistry(registry, at: WallClock.milliseconds()), &discovery)
                     }
                 }
             } onGracefulShutdown: { [inbox] in
@@ -75,18 +79,27 @@ final class DecisionLoop: Service {
             }
             group.cancelAll()
         }
-        execute(core.finish(at: WallClock.milliseconds()))
+        execute(core.finish(at: WallClock.milliseconds()), &discovery)
         journal.finishAppending()
         // The inbox ends when the inbound connection has stopped; the group asks this loop to stop
         // next, and a service may not end before it is asked.
         try? await gracefulShutdown()
     }
 
-    private func execute(_ actions: [AggregatorCore.Action]) {
+    /// Appends Home Assistant's messages to the journal, if there are any.
+    private func publish(_ messages: [OutboundMessage]?) {
+        guard let messages, !messages.isEmpty else { return }
+        journal.append(.messages(messages))
+    }
+
+    /// Carries out the core's actions; with Home Assistant discovery, the messages that mirror a
+    /// record follow it into the journal.
+    private func execute(_ actions: [AggregatorCore.Action], _ discovery: inout HomeAssistantDiscovery?) {
         for action in actions {
             switch action {
             case .record(let record):
                 journal.append(record)
+                publish(discovery?.follow(record, at: WallClock.milliseconds()))
             case .statistics(let statistics):
                 let message = AggregatorStatistics(core: statistics, inbound: inboundStatistics(), inbox: inbox.counters, journal: journal.status,
                                                    inFlight: publisher.inFlight, deadLetters: deadLetters.count,
