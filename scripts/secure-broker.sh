@@ -2,10 +2,12 @@
 # Everything a mosquitto broker needs to serve the presence pipeline securely, in one folder:
 # a CA and a server certificate for the broker's host names, one password per registered node
 # and for the aggregator and subscribers, the ACL (deploy/mosquitto/acl) and the broker
-# configuration (deploy/mosquitto/mosquitto.conf), both rewritten for this folder, port and prefix.
+# configuration (deploy/mosquitto/mosquitto.conf), both rewritten for this folder, port and prefixes
+# (the topic prefix, and Home Assistant's discovery prefix, which the aggregator writes with
+# --ha-discovery and readers may read).
 #
 #   scripts/secure-broker.sh DIR --host NAME [--host NAME]... [--port 8883] [--prefix presence]
-#                            [--nodes KEY,KEY...] [--data DIR]
+#                            [--ha-prefix homeassistant] [--nodes KEY,KEY...] [--data DIR]
 #
 # Nodes are the registry's (PRESENCE_DATABASE_URL or PRESENCE_DATABASE_URL_FILE: fixed nodes and
 # scanners registered as devices node:KEY), or those given with --nodes. Run it again after
@@ -15,7 +17,7 @@
 # As root, the files the broker reads are given to the `mosquitto` user.
 set -euo pipefail
 
-usage() { echo "usage: $0 DIR --host NAME [--host NAME]... [--port 8883] [--prefix presence] [--nodes KEY,...] [--data DIR]" >&2; exit 2; }
+usage() { echo "usage: $0 DIR --host NAME [--host NAME]... [--port 8883] [--prefix presence] [--ha-prefix homeassistant] [--nodes KEY,...] [--data DIR]" >&2; exit 2; }
 fail() { echo "$*" >&2; exit 1; }
 
 dir=${1:-}
@@ -24,6 +26,7 @@ shift
 hosts=()
 port=8883
 prefix=presence
+ha_prefix=homeassistant
 nodes_given=""
 data=""
 while [ $# -gt 0 ]; do
@@ -31,14 +34,16 @@ while [ $# -gt 0 ]; do
     --host) hosts+=("${2:?--host needs a name or address}"); shift 2 ;;
     --port) port=${2:?--port needs a number}; shift 2 ;;
     --prefix) prefix=${2:?--prefix needs a topic prefix}; shift 2 ;;
+    --ha-prefix) ha_prefix=${2:?--ha-prefix needs a topic prefix}; shift 2 ;;
     --nodes) nodes_given=${2?--nodes needs keys}; nodes_given=${nodes_given:-,}; shift 2 ;;
     --data) data=${2:?--data needs a folder}; shift 2 ;;
-    *) fail "unknown option '$1': expected --host, --port, --prefix, --nodes or --data" ;;
+    *) fail "unknown option '$1': expected --host, --port, --prefix, --ha-prefix, --nodes or --data" ;;
   esac
 done
 [ ${#hosts[@]} -gt 0 ] || fail "no --host given: expected the names or addresses clients use to reach the broker"
 [[ "$port" =~ ^[0-9]+$ ]] && [ "$port" -ge 1 ] && [ "$port" -le 65535 ] || fail "--port '$port' is not valid: expected 1 to 65535"
 [[ "$prefix" =~ ^[^+#/]+(/[^+#/]+)*$ ]] || fail "--prefix '$prefix' is not valid: expected MQTT topic levels without wildcards or empty levels"
+[[ "$ha_prefix" =~ ^[^+#/]+(/[^+#/]+)*$ ]] || fail "--ha-prefix '$ha_prefix' is not valid: expected MQTT topic levels without wildcards or empty levels"
 for host in "${hosts[@]}"; do
   [[ "$host" =~ ^[A-Za-z0-9.:-]+$ ]] || fail "--host '$host' is not valid: expected a DNS name or an IP address"
 done
@@ -104,9 +109,10 @@ for secret in "$dir"/secrets/*.password; do
 done
 mv "$dir/passwords.new" "$dir/passwords"
 
-# The ACL and the configuration, rewritten for this prefix, folder and port.
-sed -e "s#presence/v1/#$prefix/v1/#g" -e "s#for the topic prefix \`presence\`#for the topic prefix \`$prefix\`#" \
-  "$here/deploy/mosquitto/acl" > "$dir/acl"
+# The ACL and the configuration, rewritten for these prefixes, folder and port.
+sed -e "s#presence/v1/#$prefix/v1/#g" -e "s#^topic \([a-z]*\) homeassistant/\##topic \1 $ha_prefix/\##" \
+  -e "s#for the topic prefix \`presence\`#for the topic prefix \`$prefix\`#" \
+  -e "s#discovery prefix \`homeassistant\`#discovery prefix \`$ha_prefix\`#" "$here/deploy/mosquitto/acl" > "$dir/acl"
 sed -e "s#/etc/mosquitto/presence/\([a-z.]*\)\$#$dir/\1#" -e "s#^persistence_location .*#persistence_location $data/#" \
   -e "s#^listener 8883\$#listener $port#" "$here/deploy/mosquitto/mosquitto.conf" > "$dir/mosquitto.conf"
 

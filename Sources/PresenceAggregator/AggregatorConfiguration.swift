@@ -41,6 +41,8 @@ public struct AggregatorConfiguration: Sendable {
     public var http: ListenAddress?
     /// How long history is kept; purged at start and every hour.
     public var retention = Retention(sessions: 180 * 86_400_000, events: 30 * 86_400_000)
+    /// Home Assistant's MQTT discovery (`--ha-discovery`), or nil when off.
+    public var homeAssistant: HomeAssistantDiscovery.Configuration?
 
     /// The client id in use: the configured one, or `presence-aggregator` plus the prefix.
     public var effectiveClientID: String {

@@ -147,7 +147,7 @@ final class DatabaseWriter: Service {
                 for seen in progress.lastSeen { lastSeen[seen.user] = max(lastSeen[seen.user] ?? .min, seen.time) }
             case .erased(let users):
                 batch.erasedUsers += users
-            case .states:
+            case .states, .messages:
                 break
             }
         }

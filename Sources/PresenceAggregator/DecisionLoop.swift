@@ -55,7 +55,9 @@ final class DecisionLoop: Service {
                                   now: WallClock.milliseconds())
         var shownAt: Int64 = 0
         live?.replaceRegistry(start.registry, at: WallClock.milliseconds())
-        execute(core.resume(at: WallClock.milliseconds()))
+        var discovery = configuration.homeAssistant.map { HomeAssistantDiscovery(configuration: $0, registry: start.registry) }
+        execute(core.resume(at: WallClock.milliseconds()), &discovery)
+        publish(discovery?.update(registry: start.registry, at: WallClock.milliseconds()))
         showNodes(core)
         ready.open()
         await withTaskGroup(of: Void.self) { group in
@@ -70,17 +72,19 @@ final class DecisionLoop: Service {
                 while let item = await inbox.next() {
                     switch item {
                     case .message(let message, let receivedAt):
-                        execute(message.payload.withUnsafeBytes { core.receive(topic: message.topic, payload: $0, at: receivedAt) })
+                        execute(message.payload.withUnsafeBytes { core.receive(topic: message.topic, payload: $0, at: receivedAt) }, &discovery)
                     case .tick:
                         if !core.isSubscribed, health.isSubscribed { core.subscribed(at: WallClock.milliseconds()) }
-                        execute(core.tick(at: WallClock.milliseconds()))
+                        execute(core.tick(at: WallClock.milliseconds()), &discovery)
                         if live != nil, WallClock.milliseconds() - shownAt >= 1_000 {
                             shownAt = WallClock.milliseconds()
                             showNodes(core)
                         }
                     case .registry(let registry, _):
                         live?.replaceRegistry(registry, at: WallClock.milliseconds())
-                        execute(core.replaceRegistry(registry, at: WallClock.milliseconds()))
+                        // Home Assistant drops removed entities before their states go.
+                        publish(discovery?.update(registry: registry, at: WallClock.milliseconds()))
+                        execute(core.replaceRegistry(registry, at: WallClock.milliseconds()), &discovery)
                         showNodes(core)
                     }
                 }
@@ -91,7 +95,7 @@ final class DecisionLoop: Service {
             }
             group.cancelAll()
         }
-        execute(core.finish(at: WallClock.milliseconds()))
+        execute(core.finish(at: WallClock.milliseconds()), &discovery)
         journal.finishAppending()
         // The inbox ends when the inbound connection has stopped; the group asks this loop to stop
         // next, and a service may not end before it is asked.
@@ -113,13 +117,22 @@ final class DecisionLoop: Service {
         live.replaceNodes(rows, at: now)
     }
 
-    private func execute(_ actions: [AggregatorCore.Action]) {
+    /// Appends Home Assistant's messages to the journal, if there are any.
+    private func publish(_ messages: [OutboundMessage]?) {
+        guard let messages, !messages.isEmpty else { return }
+        journal.append(.messages(messages))
+    }
+
+    /// Carries out the core's actions; with Home Assistant discovery, the messages that mirror a
+    /// record follow it into the journal.
+    private func execute(_ actions: [AggregatorCore.Action], _ discovery: inout HomeAssistantDiscovery?) {
         for action in actions {
             switch action {
             case .record(let record):
                 journal.append(record)
                 live?.apply(record, at: WallClock.milliseconds())
                 if case .decided(let decided) = record { metrics?.count(decided.events) }
+                publish(discovery?.follow(record, at: WallClock.milliseconds()))
             case .statistics(let statistics):
                 let message = AggregatorStatistics(core: statistics, inbound: inboundStatistics(), inbox: inbox.counters, journal: journal.status,
                                                    inFlight: publisher.inFlight, deadLetters: deadLetters.count,

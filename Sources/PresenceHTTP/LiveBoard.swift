@@ -65,7 +65,7 @@ public struct LiveBoard: Sendable {
                 beacons[key]?.users.removeAll(where: gone.contains)
             }
             return [.snapshot]
-        case .progress:
+        case .progress, .messages:
             return []
         }
     }

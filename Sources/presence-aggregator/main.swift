@@ -25,6 +25,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var tuning: EngineOptions
     @OptionGroup var keep: RetentionOptions
+    @OptionGroup var homeAssistant: HomeAssistantOptions
 
     @Option(help: "MQTT client id, one running aggregator per id (default: presence-aggregator-PREFIX).")
     var clientID: String?
@@ -66,6 +67,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
             broker: try connection.mqttBroker(), database: try connection.databaseConfiguration(), topics: try connection.topics())
         configuration.core.pipeline = try tuning.pipelineConfiguration()
         configuration.retention = try keep.retention()
+        configuration.homeAssistant = try homeAssistant.configuration(pipeline: configuration.topics)
         configuration.logIdentities = logIdentities
         configuration.clientID = clientID
         configuration.cleanSession = cleanSession

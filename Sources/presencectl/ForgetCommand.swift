@@ -15,34 +15,38 @@ extension UserCommand {
             discussion: """
                 Deletes the user, their devices, sessions, events and notifications in one transaction, and records an erasure \
                 (which says nothing of whom) so that a running aggregator drops them without writing or publishing anything new \
-                about them. Then clears the broker's retained state: the user's state topic, and their key in every beacon's state \
-                (needs a broker login that may write state, such as presence-aggregator's). Safe to repeat: a user the registry \
-                no longer knows still has the broker cleared.
+                about them. Then clears the broker's retained state: the user's state topic, their key in every beacon's state, \
+                and their Home Assistant tracker under --ha-prefix (needs a broker login that may write state and that prefix, \
+                such as presence-aggregator's). Safe to repeat: a user the registry no longer knows still has the broker cleared.
                 """)
         @OptionGroup var connection: ConnectionOptions
+        @OptionGroup var homeAssistant: HomeAssistantPrefix
         @Argument(help: "The user's key.") var key: String
 
         func run() async throws {
             let key = try Slug(key, what: "user")
-            print(try await Self.forget(key, connection: connection))
+            print(try await Self.forget(key, connection: connection, homeAssistant: homeAssistant))
         }
 
         /// Forgets `key` in the database, then on the broker; returns what was done, in one line.
-        static func forget(_ key: Slug, connection: ConnectionOptions) async throws -> String {
+        static func forget(_ key: Slug, connection: ConnectionOptions, homeAssistant: HomeAssistantPrefix) async throws -> String {
             let broker = try connection.mqttBroker()
             let topics = try connection.topics()
+            let assistant = try homeAssistant.topics()
             let devices = try await withDatabase(connection) { try await $0.forgetUser(key) }
-            let beacons = try await RetainedErasure(broker: broker, topics: topics).clear(user: key.value)
+            let beacons = try await RetainedErasure(broker: broker, topics: topics, homeAssistant: assistant).clear(user: key.value)
             return "forgot user \(key) (\(devices.count) device\(devices.count == 1 ? "" : "s")); cleared their retained state and \(beacons) beacon state\(beacons == 1 ? "" : "s")"
         }
     }
 }
 
-/// Clears what a broker retains about a user: their `state/users` topic, and their key in the
-/// retained `state/beacons` states, which are published again without it.
+/// Clears what a broker retains about a user: their `state/users` topic, their key in the
+/// retained `state/beacons` states, which are published again without it, and their Home
+/// Assistant tracker (config first, so that Home Assistant drops the entity, then its state).
 struct RetainedErasure {
     let broker: MQTTBroker
     let topics: Topics
+    let homeAssistant: HomeAssistantTopics
 
     /// Returns how many beacon states listed the user.
     func clear(user: String) async throws -> Int {
@@ -61,7 +65,9 @@ struct RetainedErasure {
             let without = BeaconState(beacon: state.beacon, users: state.users.filter { $0 != user })
             try await client.publish(MQTTMessage(topic: message.topic, payload: without.encoded(), qos: 1, retain: true))
         }
-        try await client.publish(MQTTMessage(topic: topics.userState(user), payload: [], qos: 1, retain: true))
+        for topic in [topics.userState(user)] + homeAssistant.userTopics(user) {
+            try await client.publish(MQTTMessage(topic: topic, payload: [], qos: 1, retain: true))
+        }
         await client.stop()
         return listed
     }

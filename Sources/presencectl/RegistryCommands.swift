@@ -209,11 +209,12 @@ struct UserCommand: AsyncParsableCommand {
         @OptionGroup var connection: ConnectionOptions
         @Argument(help: "The user's key.") var key: String
         @Flag(help: "Erase the user instead, as `user forget` does.") var forget = false
+        @OptionGroup var homeAssistant: HomeAssistantPrefix
 
         func run() async throws {
             let key = try Slug(key, what: "user")
             if forget {
-                print(try await Forget.forget(key, connection: connection))
+                print(try await Forget.forget(key, connection: connection, homeAssistant: homeAssistant))
                 return
             }
             try await withDatabase(connection) { try await $0.removeUser(key) }

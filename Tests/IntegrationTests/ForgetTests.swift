@@ -5,7 +5,8 @@ import Testing
 
 /// `presencectl user forget`: afterwards no table and no retained topic holds the user's key or
 /// any of their identities, with an aggregator running (and still hearing the user's tag) and
-/// without one.
+/// without one. The aggregator publishes Home Assistant discovery too (under the test's prefix),
+/// whose tracker of the user must go as well.
 @Suite struct ForgetTests {
     static let alicesTag = "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:7:1"
     static let bobsTag = "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:7:2"
@@ -62,8 +63,9 @@ import Testing
         let h = try PipelineHarness("forget")
         try Self.register(h)
         let bus = try await h.recorder()
+        let assistant = "\(h.prefix)/ha"
         // At info, as venues run it: no log line may name a user or a device.
-        var aggregator: ChildProcess? = try h.startAggregator(["--log-level", "info"])
+        var aggregator: ChildProcess? = try h.startAggregator(["--log-level", "info", "--ha-discovery", "--ha-prefix", assistant])
         try await bus.wait(15, for: "the aggregator's online status") { messages in
             messages.contains { $0.topic == h.topics.aggregatorStatus && $0.text.contains("\"online\"") }
         }
@@ -79,13 +81,16 @@ import Testing
         }
         let needles = ["alice", Self.alicesTag, "Alice"]
         #expect(try !Self.traces(of: needles, in: h).isEmpty, "the test must start with traces to remove")
+        try await bus.wait(10, for: "alice's Home Assistant tracker at desk-1") { messages in
+            messages.contains { $0.topic == "\(assistant)/device_tracker/presence_alice/state" && $0.text == "desk-1" }
+        }
         if !aggregatorRunning {
             await aggregator?.stop()
             aggregator = nil
         }
 
         let before = bus.messages.count
-        let forget = try h.ctl("user", "forget", "alice")
+        let forget = try h.ctl("user", "forget", "alice", "--ha-prefix", assistant)
         #expect(forget.status == 0, "\(forget.stderr)")
         #expect(forget.stdout.contains("1 beacon state"), "\(forget.stdout)")
         // Alice's tag is still heard; bob stays.
@@ -94,7 +99,8 @@ import Testing
         #expect(try Self.traces(of: needles, in: h) == [])
         // What the aggregator published since (the test's own sightings aside).
         let after = bus.messages.dropFirst(before).filter { !$0.topic.hasPrefix("\(h.prefix)/v1/sightings/") }
-        let published = after.filter { Self.mentions($0, needles) && !($0.topic == h.topics.userState("alice") && $0.payload.isEmpty) }
+        let cleared = [h.topics.userState("alice")] + (try HomeAssistantTopics(prefix: assistant)).userTopics("alice")
+        let published = after.filter { Self.mentions($0, needles) && !(cleared.contains($0.topic) && $0.payload.isEmpty) }
         #expect(published.isEmpty, "published about alice after the forget: \(published.map { "\($0.topic) \($0.text)" })")
         let retained = try await Self.retained(h)
         #expect(retained.filter { Self.mentions($0, needles) }.isEmpty, "retained: \(retained.map { "\($0.topic) \($0.text)" })")
@@ -109,7 +115,7 @@ import Testing
         await publisher.stop()
         await bus.stop()
 
-        let again = try h.ctl("user", "forget", "alice")
+        let again = try h.ctl("user", "forget", "alice", "--ha-prefix", assistant)
         #expect(again.status == 0 && again.stdout.contains("0 devices"), "forgetting again clears the broker again: \(again.stderr)")
     }
 }

@@ -58,6 +58,10 @@ import Testing
         let (h, broker) = try await Self.venue("acl")
         let aggregatorSide = try await Self.recorder(broker, as: "presence-aggregator", prefix: h.prefix)
         let readerSide = try await Self.recorder(broker, as: "presence-reader", prefix: h.prefix)
+        // Home Assistant, logged in as a reader, reads the discovery prefix.
+        let assistantSide = try BusRecorder(url: try Self.url(broker, as: "presence-reader"), filter: "homeassistant/#") { $0.caFile = broker.caFile }
+        try await assistantSide.start()
+        let tracker = try HomeAssistantTopics().trackerConfig("alice")
 
         // Anonymous: refused at the door (MQTT 5 "not authorized").
         let anonymous = try makeMQTTClient(try Self.url(broker, as: nil), "anonymous") { $0.caFile = broker.caFile }
@@ -78,6 +82,8 @@ import Testing
             ("a reader's event", reader, MQTTMessage(topic: h.topics.event(beacon: "desk-1", user: "mallory"), payload: Array("{}".utf8))),
             ("a reader's sightings", reader,
              MQTTMessage(topic: h.topics.sightings(node: "presence-reader"), payload: Self.batch("presence-reader", rssi: -40).encoded())),
+            ("scan-2's Home Assistant tracker", node2, MQTTMessage(topic: tracker, payload: Array("{}".utf8), retain: true)),
+            ("a reader's Home Assistant tracker", reader, MQTTMessage(topic: tracker, payload: Array("{}".utf8), retain: true)),
         ]
         for (what, client, message) in attempts {
             await #expect("\(what)", performing: { try await client.publish(message) }, throws: { ($0 as? MQTTError)?.code == 135 })
@@ -85,6 +91,9 @@ import Testing
         // The controls: scan-2 as itself, and the aggregator's event, arrive.
         try await node2.publish(Self.batch("scan-2", rssi: -41), topics: h.topics)
         try await aggregator.publish(MQTTMessage(topic: h.topics.event(beacon: "desk-1", user: "alice"), payload: Array("{}".utf8), qos: 1))
+        try await aggregator.publish(MQTTMessage(topic: tracker, payload: Array(#"{"name":null}"#.utf8), qos: 1))
+        try await assistantSide.wait(10, for: "the aggregator's Home Assistant config") { $0.contains { $0.topic == tracker } }
+        #expect(assistantSide.messages.map(\.text) == [#"{"name":null}"#], "only the aggregator's config reached Home Assistant")
 
         try await aggregatorSide.wait(10, for: "scan-2's own batch") { $0.contains { $0.topic == h.topics.sightings(node: "scan-2") } }
         try await readerSide.wait(10, for: "the aggregator's event") { $0.contains { $0.topic == h.topics.event(beacon: "desk-1", user: "alice") } }
@@ -94,6 +103,7 @@ import Testing
         for client in [node2, aggregator, reader] { await client.stop() }
         await aggregatorSide.stop()
         await readerSide.stop()
+        await assistantSide.stop()
         await broker.stop()
     }
 

@@ -270,7 +270,7 @@ import Testing
                     beaconStates += decided.states.beacons.map { (time, $0) }
                 case .states(let changes):
                     beaconStates += changes.beacons.map { (time, $0) }
-                case .progress, .erased:
+                case .progress, .erased, .messages:
                     break
                 }
             }

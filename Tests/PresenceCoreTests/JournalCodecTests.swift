@@ -24,6 +24,10 @@ import Testing
             .progress(.init(clock: 0, lastSeen: [])),
             .erased(users: ["alice", "ünïcode ✓"]),
             .erased(users: []),
+            .messages([OutboundMessage(topic: "homeassistant/device_tracker/presence_alice/state", payload: Array("booth-a".utf8), retain: true),
+                       OutboundMessage(topic: "ha/x", payload: [], retain: true),
+                       OutboundMessage(topic: "t/ünï", payload: [0, 0xFF, 0x80], event: "64203148-b9b1-8e72-a492-70891f114da5")]),
+            .messages([]),
         ]
     }
 

@@ -10,6 +10,9 @@ public enum OutboundRecord: Sendable, Equatable {
     /// Users forgotten (`presencectl user forget`): whatever the database holds of them, stored
     /// by records before this one included, is deleted again. Publishes nothing.
     case erased(users: [String])
+    /// Messages made beside the decisions (Home Assistant discovery, `HomeAssistantDiscovery`),
+    /// published as they are, in order. Stores nothing.
+    case messages([OutboundMessage])
 
     /// Events with what follows from them.
     public struct DecidedEvents: Sendable, Equatable {
@@ -58,6 +61,8 @@ public enum OutboundRecord: Sendable, Equatable {
                 + decided.states.messages(topics)
         case .states(let changes):
             changes.messages(topics)
+        case .messages(let messages):
+            messages
         case .progress, .erased:
             []
         }

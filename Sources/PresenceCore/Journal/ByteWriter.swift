@@ -32,6 +32,12 @@ struct ByteWriter {
         bytes.append(contentsOf: value.utf8)
     }
 
+    /// Raw bytes prefixed by their count.
+    mutating func raw(_ value: [UInt8]) {
+        count(value.count)
+        bytes.append(contentsOf: value)
+    }
+
     mutating func optional<T>(_ value: T?, _ write: (inout ByteWriter, T) -> Void) {
         guard let value else {
             byte(0)
@@ -109,6 +115,12 @@ struct ByteReader {
             throw Malformed(offset: start, what: "invalid UTF-8")
         }
         return text
+    }
+
+    mutating func raw() throws(Malformed) -> [UInt8] {
+        let length = try count()
+        defer { position += length }
+        return Array(bytes[position ..< position + length])
     }
 
     mutating func optional<T>(_ read: (inout ByteReader) throws(Malformed) -> T) throws(Malformed) -> T? {

@@ -2,7 +2,7 @@
 /// record's values in `ByteWriter`'s layout. Decoding never traps: a damaged body throws.
 public enum JournalCodec {
     private enum Kind: UInt8 {
-        case decided = 1, states = 2, progress = 3, erased = 4
+        case decided = 1, states = 2, progress = 3, erased = 4, messages = 5
     }
 
     public static func encode(_ record: OutboundRecord) -> [UInt8] {
@@ -27,6 +27,14 @@ public enum JournalCodec {
         case .erased(let users):
             writer.byte(Kind.erased.rawValue)
             writer.array(users) { $0.string($1) }
+        case .messages(let messages):
+            writer.byte(Kind.messages.rawValue)
+            writer.array(messages) { writer, message in
+                writer.string(message.topic)
+                writer.raw(message.payload)
+                writer.byte(message.retain ? 1 : 0)
+                writer.optional(message.event) { $0.string($1) }
+            }
         }
         return writer.bytes
     }
@@ -51,6 +59,14 @@ public enum JournalCodec {
             record = .progress(.init(clock: clock, lastSeen: lastSeen))
         case .erased:
             record = .erased(users: try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.string() })
+        case .messages:
+            record = .messages(try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in
+                let topic = try reader.string()
+                let payload = try reader.raw()
+                let retain = try reader.byte() != 0
+                return OutboundMessage(topic: topic, payload: payload, retain: retain,
+                                       event: try reader.optional { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.string() })
+            })
         case nil:
             throw ByteReader.Malformed(offset: body.startIndex, what: "an unknown record kind")
         }

@@ -4,12 +4,18 @@ public struct Topics: Sendable, Equatable {
 
     /// Validates the prefix: non-empty, no wildcards, no empty levels, no leading or trailing `/`.
     public init(prefix: String = "presence") throws(ValueError) {
+        try Topics.validate(prefix: prefix)
+        self.prefix = prefix
+    }
+
+    /// Throws unless `prefix` is MQTT topic levels without wildcards or empty levels; `what` names
+    /// the flag in the error.
+    public static func validate(prefix: String, what: String = "topic prefix", example: String = "'presence' or 'site-a/presence'") throws(ValueError) {
         let levels = prefix.split(separator: "/", omittingEmptySubsequences: false)
         guard !prefix.isEmpty, !levels.contains(where: \.isEmpty), !prefix.contains("+"), !prefix.contains("#"),
               !prefix.utf8.contains(0) else {
-            throw ValueError("topic prefix '\(prefix)' is not valid: expected MQTT topic levels without wildcards or empty levels, such as 'presence' or 'site-a/presence'")
+            throw ValueError("\(what) '\(prefix)' is not valid: expected MQTT topic levels without wildcards or empty levels, such as \(example)")
         }
-        self.prefix = prefix
     }
 
     public var allSightings: String { "\(prefix)/v1/sightings/+" }

@@ -1,0 +1,110 @@
+import Foundation
+import PresenceCore
+import PresenceMQTT
+import Testing
+
+/// `presence-aggregator --ha-discovery` against the real broker and database: a user's tracker
+/// config is retained, its state follows a walk (the beacon key, then `not_home` after the
+/// absence timeout) with the attributes Home Assistant shows, and `presencectl user rm` clears it.
+/// The discovery prefix sits under the harness's prefix, so that the shared broker keeps tests apart.
+@Suite struct HomeAssistantAggregatorTests {
+    static let tag = "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:7:1"
+
+    /// The retained messages under `filter`, as a subscriber arriving now sees them.
+    static func retained(_ h: PipelineHarness, _ filter: String) async throws -> [MQTTMessage] {
+        let late = try BusRecorder(url: h.brokerURL, filter: filter)
+        try await late.start()
+        try await Task.sleep(for: .seconds(1))
+        await late.stop()
+        return late.messages.filter(\.retain)
+    }
+
+    @Test func aUsersTrackerFollowsAWalkAndGoesWithTheUser() async throws {
+        let h = try PipelineHarness("ha")
+        try h.ctlOK("migrate")
+        try h.ctlOK("venue", "add", "expo", "--name", "Expo")
+        for booth in ["a", "b"] {
+            try h.ctlOK("beacon", "add", "booth-\(booth)", "--venue", "expo", "--name", "Booth \(booth.uppercased())")
+            try h.ctlOK("node", "add", "node-\(booth)", "--venue", "expo", "--beacon", "booth-\(booth)")
+        }
+        try h.ctlOK("user", "add", "alice", "--name", "Alice")
+        try h.ctlOK("device", "add", Self.tag, "--user", "alice")
+        let prefix = "\(h.prefix)/ha"
+        let assistant = try HomeAssistantTopics(prefix: prefix)
+        let bus = try await h.recorder()
+        let aggregator = try h.startAggregator(["--ha-discovery", "--ha-prefix", prefix, "--absence-timeout", "4s"])
+        try await bus.wait(20, for: "alice's tracker config and booth-a's sensor config") { messages in
+            messages.contains { $0.topic == assistant.trackerConfig("alice") } && messages.contains { $0.topic == assistant.sensorConfig("booth-a") }
+        }
+
+        // The configs are retained: Home Assistant, starting later, still finds them.
+        let retained = try await Self.retained(h, "\(prefix)/#")
+        let config = try #require(retained.last { $0.topic == assistant.trackerConfig("alice") })
+        let tracker = try #require(try JSONSerialization.jsonObject(with: Data(config.payload)) as? [String: Any])
+        #expect(tracker["state_topic"] as? String == assistant.trackerState("alice"))
+        #expect(tracker["availability_topic"] as? String == h.topics.aggregatorStatus)
+        #expect((tracker["device"] as? [String: Any])?["name"] as? String == "Alice")
+        #expect(retained.last { $0.topic == assistant.trackerState("alice") }?.text == "not_home")
+        let sensor = try #require(retained.last { $0.topic == assistant.sensorConfig("booth-a") }.flatMap {
+            try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any]
+        })
+        #expect(sensor["state_topic"] as? String == h.topics.beaconState("booth-a"))
+
+        // Alice stands at booth A for a few seconds, then leaves.
+        let publisher = try await h.publisher()
+        var seq: Int64 = 0
+        for _ in 0 ..< 12 {
+            seq += 1
+            let ts = nowMilliseconds()
+            try await publisher.publish(SightingBatch(node: "node-a", seq: seq, sent: ts, sightings: [Sighting(ts: ts, id: Self.tag, rssi: -55, tx: -59)]),
+                                        topics: h.topics)
+            try await Task.sleep(for: .milliseconds(400))
+        }
+        try await bus.wait(20, for: "alice's tracker at booth-a") { messages in
+            messages.contains { $0.topic == assistant.trackerState("alice") && $0.text == "booth-a" }
+        }
+        let attributes = try #require(bus.objects(on: assistant.trackerAttributes("alice")).last { $0["beacon"] as? String == "booth-a" })
+        #expect(attributes["beacon_name"] as? String == "Booth A" && attributes["venue"] as? String == "expo" && attributes["venue_name"] as? String == "Expo")
+        #expect(((attributes["distance"] as? Double) ?? 99) < 3 && ["immediate", "near"].contains(attributes["proximity"] as? String ?? ""))
+        let enter = try #require(bus.objects(on: "\(h.prefix)/v1/events/booth-a/alice").first)
+        #expect(attributes["since"] as? String == ISO8601Text.string(milliseconds: (enter["at"] as? NSNumber)?.int64Value ?? 0))
+        try await bus.wait(30, for: "alice's tracker back to not_home after the absence timeout") { messages in
+            messages.last { $0.topic == assistant.trackerState("alice") }?.text == "not_home"
+        }
+        let away = try #require(bus.objects(on: assistant.trackerAttributes("alice")).last)
+        #expect(away["beacon"] is NSNull && away["since"] is String)
+
+        // Removing the user clears the tracker: the config first, then its state and attributes.
+        let before = bus.messages.count
+        try h.ctlOK("user", "rm", "alice")
+        try await bus.wait(20, for: "alice's tracker cleared") { messages in
+            messages.dropFirst(before).contains { $0.topic == assistant.trackerAttributes("alice") && $0.payload.isEmpty }
+        }
+        let cleared = bus.messages.dropFirst(before).filter { $0.topic.hasPrefix("\(prefix)/") }.map(\.topic)
+        #expect(cleared == assistant.userTopics("alice"), "\(cleared)")
+        let after = try await Self.retained(h, "\(prefix)/#")
+        #expect(!after.contains { $0.topic.contains("presence_alice") }, "\(after.map(\.topic))")
+        #expect(after.contains { $0.topic == assistant.sensorConfig("booth-b") })
+
+        #expect(await aggregator.stop() == 0, "aggregator log: \(aggregator.stderr.suffix(2000))")
+        await publisher.stop()
+        await bus.stop()
+        try Self.validate(bus.messages, h)
+    }
+
+    /// Every payload published checks against `schemas/json`, the Home Assistant ones included.
+    static func validate(_ messages: [MQTTMessage], _ h: PipelineHarness) throws {
+        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("ha-capture-\(h.prefix).jsonl")
+        defer { try? FileManager.default.removeItem(at: capture) }
+        let lines = messages.map { message in
+            String(decoding: (try? JSONSerialization.data(withJSONObject: ["topic": message.topic, "payload": message.text])) ?? Data(), as: UTF8.self)
+        }
+        try (lines.joined(separator: "\n") + "\n").write(to: capture, atomically: true, encoding: .utf8)
+        let script = PackagePaths.root.appendingPathComponent("schemas/validate-payloads.py").path
+        let validation = try ChildProcess.spawn("/usr/bin/env", ["python3", script, capture.path])
+        #expect(validation.waitBlocking() == 0, "\(validation.stdout)")
+        for schema in ["ha-tracker-config", "ha-sensor-config", "ha-tracker-state", "ha-tracker-attributes"] {
+            #expect(validation.stdout.contains("\(schema)="), "no \(schema) payload was checked: \(validation.stdout)")
+        }
+    }
+}
