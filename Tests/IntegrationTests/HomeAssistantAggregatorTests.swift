@@ -66,7 +66,8 @@ import Testing
         let attributes = try #require(bus.objects(on: assistant.trackerAttributes("alice")).last { $0["beacon"] as? String == "booth-a" })
         #expect(attributes["beacon_name"] as? String == "Booth A" && attributes["venue"] as? String == "expo" && attributes["venue_name"] as? String == "Expo")
         #expect(((attributes["distance"] as? Double) ?? 99) < 3 && ["immediate", "near"].contains(attributes["proximity"] as? String ?? ""))
-        let enter = try #require(bus.objects(on: "\(h.prefix)/v1/events/booth-a/alice").first)
+        // The stay the attributes describe began with the last enter (a loaded machine may time out and re-enter).
+        let enter = try #require(bus.objects(on: "\(h.prefix)/v1/events/booth-a/alice").last { $0["event"] as? String == "enter" })
         #expect(attributes["since"] as? String == ISO8601Text.string(milliseconds: (enter["at"] as? NSNumber)?.int64Value ?? 0))
         try await bus.wait(30, for: "alice's tracker back to not_home after the absence timeout") { messages in
             messages.last { $0.topic == assistant.trackerState("alice") }?.text == "not_home"
@@ -80,8 +81,11 @@ import Testing
         try await bus.wait(20, for: "alice's tracker cleared") { messages in
             messages.dropFirst(before).contains { $0.topic == assistant.trackerAttributes("alice") && $0.payload.isEmpty }
         }
-        let cleared = bus.messages.dropFirst(before).filter { $0.topic.hasPrefix("\(prefix)/") }.map(\.topic)
-        #expect(cleared == assistant.userTopics("alice"), "\(cleared)")
+        // (A loaded machine may still deliver the end of the walk first.)
+        let published = bus.messages.dropFirst(before).filter { $0.topic.hasPrefix("\(prefix)/") }
+        let removal = published.drop { !($0.topic == assistant.trackerConfig("alice") && $0.payload.isEmpty) }
+        #expect(removal.map(\.topic) == assistant.userTopics("alice") && removal.allSatisfy { $0.payload.isEmpty },
+                "\(published.map { "\($0.topic) \($0.text)" })")
         let after = try await Self.retained(h, "\(prefix)/#")
         #expect(!after.contains { $0.topic.contains("presence_alice") }, "\(after.map(\.topic))")
         #expect(after.contains { $0.topic == assistant.sensorConfig("booth-b") })
