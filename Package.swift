@@ -11,6 +11,7 @@ let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "sw
 let signals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
 let arguments = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let histogram = Target.Dependency.product(name: "Histogram", package: "hdrhistogram-swift")
+let csv = Target.Dependency.product(name: "CSV", package: "CSV.swift")
 
 let package = Package(
     name: "presence",
@@ -27,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
     ],
     targets: [
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
@@ -48,7 +50,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "PresenceCLI",
-            dependencies: ["PresenceCore", "PresenceMQTT", arguments, log],
+            dependencies: ["PresenceCore", "PresenceMQTT", arguments, log, csv],
             swiftSettings: strict),
         // The database flag apart from PresenceCLI, so that presence-scanner does not link libpq.
         .target(
