@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the project needs and the machine lacks: Debian packages (the C libraries, the
-# servers the tests and the demo start) and the Python packages of the contract check and the
-# schema test. Safe to run again: it only installs what is missing.
+# servers the tests and the demo start, rsvg-convert for `presencectl visits --chart FILE.png`) and
+# the Python packages of the contract check and the schema test. Safe to run again: it only
+# installs what is missing.
 set -euo pipefail
 
-debs=(mosquitto mosquitto-clients libmosquitto-dev postgresql libpq-dev libbluetooth-dev bluez time)
+debs=(mosquitto mosquitto-clients libmosquitto-dev postgresql libpq-dev libbluetooth-dev bluez time librsvg2-bin)
 missing=()
 for p in "${debs[@]}"; do
   if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then

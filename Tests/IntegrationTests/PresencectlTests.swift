@@ -69,6 +69,12 @@ import Testing
         (["calibrate", "/nonexistent.jsonl", "--user", "alice", "--at", "desk-1=10s..15s"], "desk-1=10s..15s"),
         (["calibrate", "/nonexistent.jsonl", "--user", "alice", "--at", "desk-1:10s..70s"], "desk-1:10s..70s"),
         (["calibrate", "/nonexistent.jsonl", "--user", "alice", "--at", "desk-1=10s..70s"], "/nonexistent.jsonl"),
+        (["presence", "--json", "--csv"], "--csv"),
+        (["sessions", "--csv", "--json"], "--csv"),
+        (["visits", "--json", "--csv"], "--csv"),
+        (["nodes", "--json", "--csv"], "--csv"),
+        (["calibrate", "/nonexistent.jsonl", "--user", "alice", "--at", "desk-1=10s..70s", "--json", "--csv"], "--csv"),
+        (["visits", "--chart", "visits.jpg"], "visits.jpg"),
     ]
 
     @Test(arguments: badInput)
