@@ -1,6 +1,7 @@
 import ArgumentParser
 import PresenceCLI
 import PresenceCore
+import PresenceDatabaseCLI
 import PresencePostgres
 
 /// `presencectl report ...`: the analysts' reports of `schemas/sql/v012_reports.sql`, each a
@@ -49,6 +50,27 @@ struct PlaceFilter: ParsableArguments {
     /// The venue and the beacon, nil when not given.
     func parameters() throws -> [PostgresParameter] {
         [try venue.map { try Slug($0, what: "venue").value }, try beacon.map { try Slug($0, what: "beacon").value }]
+    }
+}
+
+/// What the reports per beacon over a range (dwell, hourly, daily) take, and their query.
+struct BeaconReportOptions: ParsableArguments {
+    @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var range: ReportRange
+    @OptionGroup var place: PlaceFilter
+    @OptionGroup var output: OutputOptions
+
+    /// `columns` of the report function `presence.<function>` over the range, for the venue and
+    /// beacon given, in `order`.
+    func rows(_ columns: String, of function: String, orderedBy order: String) async throws -> [PostgresRow] {
+        let parameters = try range.parameters() + place.parameters()
+        return try await withDatabase(connection) { db in
+            try await db.query("""
+                SELECT \(columns) FROM presence.\(function)(\(ReportRange.startSQL), \(ReportRange.endSQL))
+                WHERE ($4::text IS NULL OR venue_key = $4) AND ($5::text IS NULL OR beacon_key = $5)
+                ORDER BY \(order)
+                """, parameters).rows
+        }
     }
 }
 

@@ -9,26 +9,16 @@ struct DwellReport: AsyncParsableCommand {
         commandName: "dwell",
         abstract: "Dwell per beacon: visits, visitors, median, 90th percentile and mean dwell (presence.dwell).",
         discussion: "Closed visits only: an open visit's dwell is not known yet. Percentiles interpolate (percentile_cont).")
-    @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var range: ReportRange
-    @OptionGroup var place: PlaceFilter
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var options: BeaconReportOptions
 
     func run() async throws {
-        let parameters = try range.parameters() + place.parameters()
-        let rows = try await withDatabase(connection) { db in
-            try await db.query("""
-                SELECT beacon_key, venue_key, visits, visitors, median_dwell_seconds, p90_dwell_seconds, mean_dwell_seconds
-                FROM presence.dwell(\(ReportRange.startSQL), \(ReportRange.endSQL))
-                WHERE ($4::text IS NULL OR venue_key = $4) AND ($5::text IS NULL OR beacon_key = $5)
-                ORDER BY visits DESC, beacon_key
-                """, parameters).rows
-        }
+        let rows = try await options.rows("beacon_key, venue_key, visits, visitors, median_dwell_seconds, p90_dwell_seconds, mean_dwell_seconds",
+                                          of: "dwell", orderedBy: "visits DESC, beacon_key")
         var fields = FieldRows(["beacon", "venue", "visits", "visitors", "median_dwell", "p90_dwell", "mean_dwell"])
         for row in rows {
             fields.append([row.text(0), row.text(1), try row.integer(2), try row.integer(3), try row.number(4), try row.number(5), try row.number(6)])
         }
-        try fields.print(output.format) {
+        try fields.print(options.output.format) {
             TableOutput.render(header: ["BEACON", "VENUE", "VISITS", "VISITORS", "MEDIAN", "P90", "MEAN"], rows: try rows.map { row in
                 [row.string(0) ?? "", row.string(1) ?? "-", row.string(2) ?? "", row.string(3) ?? "",
                  ElapsedText.format(seconds: try row.double(4) ?? .nan), ElapsedText.format(seconds: try row.double(5) ?? .nan),
@@ -43,26 +33,16 @@ struct HourlyReport: AsyncParsableCommand {
         commandName: "hourly",
         abstract: "Visits and unique users per beacon per hour (presence.visits_hourly).",
         discussion: "A visit, open or closed, counts in the UTC hour it began.")
-    @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var range: ReportRange
-    @OptionGroup var place: PlaceFilter
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var options: BeaconReportOptions
 
     func run() async throws {
-        let parameters = try range.parameters() + place.parameters()
-        let rows = try await withDatabase(connection) { db in
-            try await db.query("""
-                SELECT beacon_key, venue_key, \(epochMilliseconds("hour")), visits, unique_users
-                FROM presence.visits_hourly(\(ReportRange.startSQL), \(ReportRange.endSQL))
-                WHERE ($4::text IS NULL OR venue_key = $4) AND ($5::text IS NULL OR beacon_key = $5)
-                ORDER BY hour, beacon_key
-                """, parameters).rows
-        }
+        let rows = try await options.rows("beacon_key, venue_key, \(epochMilliseconds("hour")), visits, unique_users",
+                                          of: "visits_hourly", orderedBy: "hour, beacon_key")
         var fields = FieldRows(["beacon", "venue", "hour", "visits", "unique_users"])
         for row in rows {
             fields.append([row.text(0), row.text(1), try row.time(2), try row.integer(3), try row.integer(4)])
         }
-        try fields.print(output.format) {
+        try fields.print(options.output.format) {
             TableOutput.render(header: ["HOUR", "BEACON", "VENUE", "VISITS", "UNIQUE USERS"], rows: try rows.map { row in
                 [Timestamps.iso8601(Int64(try row.int(2) ?? 0)), row.string(0) ?? "", row.string(1) ?? "-", row.string(3) ?? "", row.string(4) ?? ""]
             })
@@ -75,26 +55,15 @@ struct DailyReport: AsyncParsableCommand {
         commandName: "daily",
         abstract: "Visits and unique users per beacon per day (presence.visits_daily).",
         discussion: "A visit, open or closed, counts in the UTC day it began.")
-    @OptionGroup var connection: ConnectionOptions
-    @OptionGroup var range: ReportRange
-    @OptionGroup var place: PlaceFilter
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var options: BeaconReportOptions
 
     func run() async throws {
-        let parameters = try range.parameters() + place.parameters()
-        let rows = try await withDatabase(connection) { db in
-            try await db.query("""
-                SELECT beacon_key, venue_key, day::text, visits, unique_users
-                FROM presence.visits_daily(\(ReportRange.startSQL), \(ReportRange.endSQL))
-                WHERE ($4::text IS NULL OR venue_key = $4) AND ($5::text IS NULL OR beacon_key = $5)
-                ORDER BY day, beacon_key
-                """, parameters).rows
-        }
+        let rows = try await options.rows("beacon_key, venue_key, day::text, visits, unique_users", of: "visits_daily", orderedBy: "day, beacon_key")
         var fields = FieldRows(["beacon", "venue", "day", "visits", "unique_users"])
         for row in rows {
             fields.append([row.text(0), row.text(1), row.text(2), try row.integer(3), try row.integer(4)])
         }
-        try fields.print(output.format) {
+        try fields.print(options.output.format) {
             TableOutput.render(header: ["DAY", "BEACON", "VENUE", "VISITS", "UNIQUE USERS"], rows: rows.map { row in
                 [row.string(2) ?? "", row.string(0) ?? "", row.string(1) ?? "-", row.string(3) ?? "", row.string(4) ?? ""]
             })
