@@ -13,6 +13,7 @@ let arguments = Target.Dependency.product(name: "ArgumentParser", package: "swif
 let histogram = Target.Dependency.product(name: "Histogram", package: "hdrhistogram-swift")
 let collections = Target.Dependency.product(name: "Collections", package: "swift-collections")
 let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
+let csv = Target.Dependency.product(name: "CSV", package: "CSV.swift")
 
 let package = Package(
     name: "presence",
@@ -33,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
     ],
     targets: [
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
@@ -65,7 +67,7 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "PresenceCLI",
-            dependencies: ["PresenceCore", "PresenceMQTT", arguments, log],
+            dependencies: ["PresenceCore", "PresenceMQTT", arguments, log, csv],
             swiftSettings: strict),
         // The database flag apart from PresenceCLI, so that presence-scanner does not link libpq.
         .target(

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the project needs and the machine lacks: Debian packages (the C libraries, the
-# servers the tests and the demo start, the headless browser of the page test) and the Python
-# packages of the contract check, the schema test and the page test. Safe to run again: it only installs what is missing.
+# servers the tests and the demo start, the headless browser of the page test, rsvg-convert for
+# `presencectl visits --chart FILE.png`) and the Python packages of the contract check, the schema
+# test and the page test. Safe to run again: it only installs what is missing.
 set -euo pipefail
 
-debs=(mosquitto mosquitto-clients libmosquitto-dev postgresql libpq-dev libbluetooth-dev bluez time chromium fonts-dejavu-core)
+debs=(mosquitto mosquitto-clients libmosquitto-dev postgresql libpq-dev libbluetooth-dev bluez time chromium fonts-dejavu-core librsvg2-bin)
 missing=()
 for p in "${debs[@]}"; do
   if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then

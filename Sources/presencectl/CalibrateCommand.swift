@@ -23,7 +23,7 @@ struct CalibrateCommand: AsyncParsableCommand {
     @Option(name: .customLong("at"), help: "BEACON=FROM..TO: the walker stood at BEACON from FROM to TO after the first line, such as booth-a=10s..70s.")
     var stays: [String] = []
     @Flag(help: "Write the offsets found as the nodes' RSSI offsets and pin them, in one transaction.") var apply = false
-    @Flag(help: "One JSON object per line.") var json = false
+    @OptionGroup var output: OutputOptions
 
     func validate() throws {
         guard (device == nil) != (user == nil) else { throw ValidationError("give exactly one of --device IDENTITY or --user KEY") }
@@ -41,7 +41,9 @@ struct CalibrateCommand: AsyncParsableCommand {
         try contents.forEachLine { walk.take(line: $0) }
         guard walk.origin != nil else { throw ValueError("file '\(file)' holds no recorded line with an arrival time") }
         let figures = walk.figures()
-        print(json ? figures.map(Self.json).joined(separator: "\n") : Self.table(figures))
+        var fields = FieldRows(Self.names)
+        for figure in figures { fields.append(Self.values(figure)) }
+        try fields.print(output.format) { Self.table(figures) }
         let offsets = Dictionary(uniqueKeysWithValues: figures.compactMap { figure in figure.offset.map { (figure.node, $0) } })
         guard offsets.count >= 2 else {
             let ready = figures.filter(\.hasEnoughReadings).count
@@ -81,22 +83,15 @@ struct CalibrateCommand: AsyncParsableCommand {
         })
     }
 
-    static func json(_ figure: WalkCalibration.Figure) -> String {
-        var w = JSONWriter()
-        w.object { w in
-            w.member("node", figure.node)
-            w.member("beacon", figure.beacon)
-            w.member("readings", figure.readings)
-            w.member("median_path_loss_db", number: figure.median)
-            w.member("spread_db", number: figure.spread)
-            w.key("calibrated")
-            w.bool(figure.offset != nil)
-            w.member("offset_db", number: figure.offset)
-            if figure.offset == nil {
-                w.member("reason", figure.hasEnoughReadings ? "no other node to compare with" : "fewer than \(WalkCalibration.minimumReadings) readings")
-            }
-        }
-        return String(decoding: w.bytes, as: UTF8.self)
+    static let names = ["node", "beacon", "readings", "median_path_loss_db", "spread_db", "calibrated", "offset_db", "reason"]
+
+    /// A figure's fields for JSON and CSV; `reason` says why a node got no offset.
+    static func values(_ figure: WalkCalibration.Figure) -> [FieldRows.Value?] {
+        let reason = figure.offset != nil ? nil
+            : figure.hasEnoughReadings ? "no other node to compare with" : "fewer than \(WalkCalibration.minimumReadings) readings"
+        return [.text(figure.node), .text(figure.beacon), .integer(Int64(figure.readings)), figure.median.map(FieldRows.Value.number),
+                figure.spread.map(FieldRows.Value.number), .flag(figure.offset != nil), figure.offset.map(FieldRows.Value.number),
+                reason.map(FieldRows.Value.text)]
     }
 
     /// dB to two decimals, as written: medians of whole-dB readings are multiples of 0.5.

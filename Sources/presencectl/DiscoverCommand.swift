@@ -30,7 +30,7 @@ struct DiscoverCommand: AsyncParsableCommand {
     @Option(name: .customLong("for"), help: "How long to listen, such as 30s or 2m.") var duration = "30s"
     @Option(help: "Only identities heard at least this many times.") var minSightings = 1
     @Flag(help: "Print identities in clear instead of hashed.") var showIdentities = false
-    @Flag(help: "One JSON object per line.") var json = false
+    @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let limit = try DurationText.milliseconds(duration, what: "--for")
@@ -59,9 +59,12 @@ struct DiscoverCommand: AsyncParsableCommand {
         let (rows, registered) = tally.withLock { ($0.rows(minimumSightings: minSightings), $0.registeredSightings) }
         let key = showIdentities ? nil : SipHash24.Key(k0: UInt64.random(in: .min ... .max), k1: UInt64.random(in: .min ... .max))
         let shown: (String) -> String = { identity in key.map { DiscoveryTally.pseudonym(identity, key: $0) } ?? identity }
-        if json {
+        switch output.format {
+        case .json:
             for row in rows { print(DiscoveryOutput.json(row, identity: shown(row.identity))) }
-        } else {
+        case .csv:
+            print(try DiscoveryOutput.fields(rows, identity: shown).csv(), terminator: "")
+        case .table:
             print(DiscoveryOutput.table(rows, identity: shown))
         }
         StandardStreams.error("\(rows.count) unregistered identit\(rows.count == 1 ? "y" : "ies"); \(registered) sighting\(registered == 1 ? "" : "s") of registered ones left out")
@@ -106,6 +109,20 @@ enum DiscoveryOutput {
              row.tx.map { "\($0)" } ?? "-", row.batteryMillivolts.map { "\($0) mV" } ?? "-",
              row.nodes.map { "\($0.node) \($0.bestRSSI)/\(number($0.medianRSSI)) ×\($0.sightings)" }.joined(separator: ", ")]
         })
+    }
+
+    /// For CSV, one record per identity and node that heard it.
+    static func fields(_ rows: [DiscoveryTally.Row], identity: (String) -> String) -> FieldRows {
+        var fields = FieldRows(["id", "best_rssi", "median_rssi", "sightings", "last_heard", "tx", "battery_mv",
+                                "node", "node_best_rssi", "node_median_rssi", "node_sightings"])
+        for row in rows {
+            for hearing in row.nodes {
+                fields.append([.text(identity(row.identity)), .integer(Int64(row.bestRSSI)), .number(row.medianRSSI), .integer(Int64(row.sightings)),
+                               .time(row.lastHeard), row.tx.map { .integer(Int64($0)) }, row.batteryMillivolts.map { .integer(Int64($0)) },
+                               .text(hearing.node), .integer(Int64(hearing.bestRSSI)), .number(hearing.medianRSSI), .integer(Int64(hearing.sightings))])
+            }
+        }
+        return fields
     }
 
     static func json(_ row: DiscoveryTally.Row, identity: String) -> String {

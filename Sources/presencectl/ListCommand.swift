@@ -14,52 +14,56 @@ struct ListCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "venues, beacons, nodes, users or devices.") var kind: Kind
     @Option(help: "Only this venue's beacons and nodes.") var venue: String?
-    @Flag(help: "One JSON object per line.") var json = false
+    @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let venue = try venue.map { try Slug($0, what: "venue").value }
         let registry = try await withDatabase(connection) { try await $0.loadRegistry() }
-        let table = Self.table(kind, registry, venue: venue)
-        if json {
-            for row in table.rows {
-                var w = JSONWriter()
-                w.object { w in
-                    for (name, cell) in zip(table.header, row) where !cell.isEmpty { w.member(name, cell) }
-                }
-                print(String(decoding: w.bytes, as: UTF8.self))
-            }
-        } else {
-            print(TableOutput.render(header: table.header.map { $0.uppercased() }, rows: table.rows.map { $0.map { $0.isEmpty ? "-" : $0 } }))
+        let fields = Self.fields(kind, registry, venue: venue)
+        try fields.print(output.format) {
+            TableOutput.render(header: fields.names.map { $0.uppercased() }, rows: fields.rows.map { row in
+                row.map { value in value.map { FieldRows.csvText($0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "-" }
+            })
         }
     }
 
-    /// The kind's columns and rows, sorted by key; empty cells for values not set.
-    static func table(_ kind: Kind, _ registry: Registry, venue: String?) -> (header: [String], rows: [[String]]) {
+    /// The kind's fields, one row per thing sorted by key; nil where a value is not set.
+    static func fields(_ kind: Kind, _ registry: Registry, venue: String?) -> FieldRows {
         let inVenue = { (key: String?) in venue == nil || key == venue }
-        let number = { (value: Double?) in value.map { $0 == $0.rounded() ? String(Int($0)) : String($0) } ?? "" }
-        let int = { (value: Int?) in value.map(String.init) ?? "" }
+        let text = { (value: String?) in value.map(FieldRows.Value.text) }
+        let number = { (value: Double?) in value.map(FieldRows.Value.number) }
+        let integer = { (value: Int?) in value.map { FieldRows.Value.integer(Int64($0)) } }
         switch kind {
         case .venues:
-            return (["key", "name"], registry.venues.values.filter { inVenue($0.key) }.sorted { $0.key < $1.key }.map { [$0.key, $0.name ?? ""] })
+            var fields = FieldRows(["key", "name"])
+            for v in registry.venues.values.filter({ inVenue($0.key) }).sorted(by: { $0.key < $1.key }) { fields.append([.text(v.key), text(v.name)]) }
+            return fields
         case .beacons:
-            return (["key", "venue", "name", "id", "x", "y", "floor", "next_to"],
-                    registry.beacons.values.filter { inVenue($0.venue) }.sorted { $0.key < $1.key }.map { b in
-                        [b.key, b.venue ?? "", b.name ?? "", b.identity ?? "", number(b.x), number(b.y), int(b.floor), b.nextTo.sorted().joined(separator: ",")]
-                    })
+            var fields = FieldRows(["key", "venue", "name", "id", "x", "y", "floor", "next_to"])
+            for b in registry.beacons.values.filter({ inVenue($0.venue) }).sorted(by: { $0.key < $1.key }) {
+                fields.append([.text(b.key), text(b.venue), text(b.name), text(b.identity), number(b.x), number(b.y), integer(b.floor),
+                               b.nextTo.isEmpty ? nil : .text(b.nextTo.sorted().joined(separator: ","))])
+            }
+            return fields
         case .nodes:
-            return (["key", "venue", "beacon", "x", "y", "floor", "rssi_offset", "pinned"],
-                    registry.nodes.values.filter { inVenue($0.venue) }.sorted { $0.key < $1.key }.map { n in
-                        [n.key, n.venue ?? "", n.beacon ?? "", number(n.x), number(n.y), int(n.floor), number(n.rssiOffset), n.pinned ? "yes" : "no"]
-                    })
+            var fields = FieldRows(["key", "venue", "beacon", "x", "y", "floor", "rssi_offset", "pinned"])
+            for n in registry.nodes.values.filter({ inVenue($0.venue) }).sorted(by: { $0.key < $1.key }) {
+                fields.append([.text(n.key), text(n.venue), text(n.beacon), number(n.x), number(n.y), integer(n.floor), .number(n.rssiOffset), .flag(n.pinned)])
+            }
+            return fields
         case .users:
             let devices = Dictionary(grouping: registry.devices.values, by: \.user).mapValues(\.count)
-            return (["key", "name", "devices", "incognito_until"], registry.users.values.sorted { $0.key < $1.key }.map { u in
-                [u.key, u.name ?? "", String(devices[u.key] ?? 0), u.incognitoUntil.map(Timestamps.iso8601) ?? ""]
-            })
+            var fields = FieldRows(["key", "name", "devices", "incognito_until"])
+            for u in registry.users.values.sorted(by: { $0.key < $1.key }) {
+                fields.append([.text(u.key), text(u.name), .integer(Int64(devices[u.key] ?? 0)), u.incognitoUntil.map(FieldRows.Value.time)])
+            }
+            return fields
         case .devices:
-            return (["id", "user", "name", "tx"], registry.devices.values.sorted { $0.identity < $1.identity }.map { d in
-                [d.identity, d.user, d.name ?? "", int(d.tx)]
-            })
+            var fields = FieldRows(["id", "user", "name", "tx"])
+            for d in registry.devices.values.sorted(by: { $0.identity < $1.identity }) {
+                fields.append([.text(d.identity), .text(d.user), text(d.name), integer(d.tx)])
+            }
+            return fields
         }
     }
 }

@@ -14,7 +14,7 @@ struct NodesCommand: AsyncParsableCommand {
             its fit rests on: node-to-node links, the fit's RMS residual and when it was made.
             """)
     @OptionGroup var connection: ConnectionOptions
-    @Flag(help: "One JSON object per line.") var json = false
+    @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let rows = try await withDatabase(connection) { db in
@@ -26,11 +26,11 @@ struct NodesCommand: AsyncParsableCommand {
                 """).rows
         }
         let nodes = try rows.map(Self.node)
-        if json {
-            for node in nodes { print(node.json) }
-        } else {
-            print(TableOutput.render(header: ["NODE", "VENUE", "BEACON", "X", "Y", "FLOOR", "OFFSET", "SOURCE", "FITTED", "LINKS", "RESIDUAL", "FITTED AT"],
-                                     rows: nodes.map(\.cells)))
+        var fields = FieldRows(Node.names)
+        for node in nodes { fields.append(node.values) }
+        try fields.print(output.format) {
+            TableOutput.render(header: ["NODE", "VENUE", "BEACON", "X", "Y", "FLOOR", "OFFSET", "SOURCE", "FITTED", "LINKS", "RESIDUAL", "FITTED AT"],
+                               rows: nodes.map(\.cells))
         }
     }
 
@@ -45,24 +45,17 @@ struct NodesCommand: AsyncParsableCommand {
 
         var applied: (offset: Double, source: OffsetSource) { OffsetSource.applied(to: registered, fitted: fitted) }
 
-        var json: String {
-            var w = JSONWriter()
-            w.object { w in
-                w.member("node", registered.key)
-                w.member("venue", registered.venue)
-                w.member("beacon", registered.beacon)
-                w.member("x", number: registered.x)
-                w.member("y", number: registered.y)
-                w.member("floor", registered.floor)
-                w.member("offset_db", number: applied.offset)
-                w.member("source", applied.source.rawValue)
-                w.member("fitted_offset_db", number: fitted)
-                w.member("links", links)
-                w.member("residual_db", number: residual)
-                w.member("readings", readings)
-                w.member("fitted_at", fittedAt)
-            }
-            return String(decoding: w.bytes, as: UTF8.self)
+        static let names = ["node", "venue", "beacon", "x", "y", "floor", "offset_db", "source", "fitted_offset_db", "links", "residual_db",
+                            "readings", "fitted_at"]
+
+        /// The fields of `names`, in order, for JSON and CSV.
+        var values: [FieldRows.Value?] {
+            let number = { (value: Double?) in value.map(FieldRows.Value.number) }
+            let integer = { (value: Int?) in value.map { FieldRows.Value.integer(Int64($0)) } }
+            return [.text(registered.key), registered.venue.map(FieldRows.Value.text), registered.beacon.map(FieldRows.Value.text),
+                    number(registered.x), number(registered.y), integer(registered.floor), .number(applied.offset),
+                    .text(applied.source.rawValue), number(fitted), integer(links), number(residual), integer(readings),
+                    fittedAt.map(FieldRows.Value.time)]
         }
 
         var cells: [String] {

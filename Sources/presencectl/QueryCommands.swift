@@ -8,7 +8,7 @@ struct PresenceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "presence", abstract: "Who is at which beacon now.")
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "Only this venue.") var venue: String?
-    @Flag(help: "One JSON object per line.") var json = false
+    @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let venue = try venue.map { try Slug($0, what: "venue").value }
@@ -19,23 +19,14 @@ struct PresenceCommand: AsyncParsableCommand {
                 FROM presence.current_v WHERE $1::text IS NULL OR venue_key = $1 ORDER BY beacon_key, user_key
                 """, [venue]).rows
         }
-        if json {
-            for row in rows {
-                var w = JSONWriter()
-                w.object { w in
-                    w.member("user", row.string(0))
-                    w.member("beacon", row.string(1))
-                    w.member("venue", row.string(2))
-                    w.member("since", try? row.int(3))
-                    w.member("device", row.string(4))
-                    w.member("last_seen", try? row.int(5))
-                }
-                print(String(decoding: w.bytes, as: UTF8.self))
-            }
-        } else {
-            print(TableOutput.render(header: ["USER", "BEACON", "VENUE", "SINCE", "DEVICE"], rows: try rows.map { row in
+        var fields = FieldRows(["user", "beacon", "venue", "since", "device", "last_seen"])
+        for row in rows {
+            fields.append([row.text(0), row.text(1), row.text(2), try row.time(3), row.text(4), try row.time(5)])
+        }
+        try fields.print(output.format) {
+            TableOutput.render(header: ["USER", "BEACON", "VENUE", "SINCE", "DEVICE"], rows: try rows.map { row in
                 [row.string(0) ?? "", row.string(1) ?? "", row.string(2) ?? "-", Timestamps.iso8601(Int64(try row.int(3) ?? 0)), row.string(4) ?? ""]
-            }))
+            })
         }
     }
 }
@@ -46,7 +37,7 @@ struct SessionsCommand: AsyncParsableCommand {
     @Option(help: "Only this user.") var user: String?
     @Option(help: "Only this beacon.") var beacon: String?
     @Option(help: "Only sessions that entered within this long ago, such as 1h or 7d.") var since: String?
-    @Flag(help: "One JSON object per line.") var json = false
+    @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let user = try user.map { try Slug($0, what: "user").value }
@@ -62,29 +53,17 @@ struct SessionsCommand: AsyncParsableCommand {
                 ORDER BY entered_at, user_key
                 """, [user, beacon, window]).rows
         }
-        if json {
-            for row in rows {
-                var w = JSONWriter()
-                w.object { w in
-                    w.member("user", row.string(0))
-                    w.member("beacon", row.string(1))
-                    w.member("venue", row.string(2))
-                    w.member("device", row.string(3))
-                    w.member("entered", try? row.int(4))
-                    w.key("exited")
-                    if let exited = try? row.int(5) { w.int(exited) } else { w.null() }
-                    w.key("reason")
-                    if let reason = row.string(6) { w.string(reason) } else { w.null() }
-                    w.member("dwell", number: try? row.double(7))
-                }
-                print(String(decoding: w.bytes, as: UTF8.self))
-            }
-        } else {
-            print(TableOutput.render(header: ["USER", "BEACON", "ENTERED", "EXITED", "REASON", "DWELL"], rows: try rows.map { row in
+        var fields = FieldRows(["user", "beacon", "venue", "device", "entered", "exited", "reason", "dwell"])
+        for row in rows {
+            fields.append([row.text(0), row.text(1), row.text(2), row.text(3), try row.time(4), try row.time(5) ?? .null,
+                           row.text(6) ?? .null, try row.number(7)])
+        }
+        try fields.print(output.format) {
+            TableOutput.render(header: ["USER", "BEACON", "ENTERED", "EXITED", "REASON", "DWELL"], rows: try rows.map { row in
                 [row.string(0) ?? "", row.string(1) ?? "", Timestamps.iso8601(Int64(try row.int(4) ?? 0)),
                  try row.int(5).map { Timestamps.iso8601(Int64($0)) } ?? "-", row.string(6) ?? "-",
                  try row.double(7).map { DurationText.format(Int64($0 * 1000)) } ?? ""]
-            }))
+            })
         }
     }
 }
@@ -93,20 +72,32 @@ struct VisitsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "visits",
         abstract: "Unique visitors per beacon per time bucket.",
-        discussion: "A visit counts in the bucket it began in (as presence.visits_30m_v); with --present, in every bucket it overlaps (as presence.occupancy_30m_v).")
+        discussion: """
+            A visit counts in the bucket it began in (as presence.visits_30m_v); with --present, in every bucket it overlaps \
+            (as presence.occupancy_30m_v). --chart writes them as bar charts, one per beacon, times in UTC: SVG, or PNG when \
+            FILE ends in .png (through rsvg-convert, from Debian's librsvg2-bin); then rows are printed only with --json or --csv.
+            """)
     @OptionGroup var connection: ConnectionOptions
     @Option(help: "Bucket length, such as 30m or 1h (aligned to 2000-01-01 UTC).") var bucket = "30m"
     @Option(help: "Only buckets that start within this long ago, such as 1d.") var since: String?
     @Flag(help: "Count everyone present during a bucket, not only those who arrived in it.") var present = false
-    @Flag(help: "One JSON object per line.") var json = false
+    @Option(help: "Only visits at this venue.") var venue: String?
+    @Option(help: "Also draw the counts as bar charts into FILE (.svg or .png).") var chart: String?
+    @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let bucket = try DurationText.milliseconds(bucket, what: "--bucket")
         guard bucket >= 60_000 else { throw ValueError("--bucket \(DurationText.format(bucket)) is not valid: expected 1m or more") }
         let window = try since.map { Int(try DurationText.milliseconds($0, what: "--since")) }
+        let venue = try venue.map { try Slug($0, what: "venue").value }
+        let chartKind = try chart.map { try ChartFile.kind(of: $0) }
+        // The bucket filter is exact; the range conditions before it only let the indexes find
+        // the visits that can reach a bucket so recent (the start of a counted visit, the end of a
+        // present one, lies at or after the first bucket's start).
         let rows = try await withDatabase(connection) { db in
             try await db.query("""
-                WITH b AS (SELECT $1::bigint * INTERVAL '1 millisecond' AS width)
+                WITH b AS (SELECT $1::bigint * INTERVAL '1 millisecond' AS width,
+                                  now() - $2::bigint * INTERVAL '1 millisecond' AS since)
                 SELECT s.beacon_key, (EXTRACT(EPOCH FROM g.bucket_start) * 1000)::bigint, count(DISTINCT s.user_key)
                 FROM presence.sessions s, b
                 CROSS JOIN LATERAL generate_series(
@@ -114,24 +105,42 @@ struct VisitsCommand: AsyncParsableCommand {
                     date_bin(b.width, CASE WHEN $3::boolean THEN COALESCE(s.exited_at, now()) ELSE s.entered_at END,
                              TIMESTAMPTZ '2000-01-01 00:00:00+00'),
                     b.width) AS g (bucket_start)
-                WHERE $2::bigint IS NULL OR g.bucket_start >= now() - $2::bigint * INTERVAL '1 millisecond'
+                WHERE ($4::text IS NULL OR s.venue_key = $4)
+                  AND ($2::bigint IS NULL
+                   OR (g.bucket_start >= b.since
+                       AND CASE WHEN $3::boolean
+                                THEN tstzrange(s.entered_at, s.exited_at, '[)') && tstzrange(b.since - INTERVAL '1 microsecond', NULL)
+                                ELSE s.entered_at >= b.since END))
                 GROUP BY 1, 2 ORDER BY 2, 1
-                """, [Int(bucket), window, present]).rows
+                """, [Int(bucket), window, present, venue]).rows
         }
-        if json {
-            for row in rows {
-                var w = JSONWriter()
-                w.object { w in
-                    w.member("beacon", row.string(0))
-                    w.member("bucket_start", try? row.int(1))
-                    w.member("unique_users", try? row.int(2))
-                }
-                print(String(decoding: w.bytes, as: UTF8.self))
-            }
-        } else {
-            print(TableOutput.render(header: ["BUCKET", "BEACON", "UNIQUE USERS"], rows: try rows.map { row in
-                [Timestamps.iso8601(Int64(try row.int(1) ?? 0)), row.string(0) ?? "", String(try row.int(2) ?? 0)]
-            }))
+        let bars = try rows.map { row in
+            VisitsChart.Bar(beacon: row.string(0) ?? "", bucket: Int64(try row.int(1) ?? 0), count: try row.int(2) ?? 0)
         }
+        if let chart, let chartKind {
+            let counted = present ? "everyone present in a bucket counts in it" : "a visit counts in the bucket it began in"
+            let svg = VisitsChart.svg(bars: bars, width: bucket, title: "Unique visitors per beacon per \(DurationText.format(bucket)) (UTC)",
+                                      subtitle: "\(Self.span(of: bars, width: bucket)) · \(counted) · all bars share one scale")
+            try ChartFile.write(svg, to: chart, as: chartKind)
+            StandardStreams.error("wrote the chart of \(Set(bars.map(\.beacon)).count) beacons to \(chart)")
+            guard output.format != .table else { return }
+        }
+        var fields = FieldRows(["beacon", "bucket_start", "unique_users"])
+        for bar in bars {
+            fields.append([.text(bar.beacon), .time(bar.bucket), .integer(Int64(bar.count))])
+        }
+        try fields.print(output.format) {
+            TableOutput.render(header: ["BUCKET", "BEACON", "UNIQUE USERS"], rows: bars.map { bar in
+                [Timestamps.iso8601(bar.bucket), bar.beacon, String(bar.count)]
+            })
+        }
+    }
+
+    /// "2026-11-22 10:00 to 12:30 UTC": the time the buckets cover.
+    static func span(of bars: [VisitsChart.Bar], width: Int64) -> String {
+        guard let first = bars.map(\.bucket).min(), let last = bars.map(\.bucket).max() else { return "no visits" }
+        let start = Timestamps.iso8601(first), end = Timestamps.iso8601(last + width)
+        let endText = start.prefix(10) == end.prefix(10) ? String(end.dropFirst(11).prefix(5)) : "\(end.prefix(10)) \(end.dropFirst(11).prefix(5))"
+        return "\(start.prefix(10)) \(start.dropFirst(11).prefix(5)) to \(endText) UTC"
     }
 }

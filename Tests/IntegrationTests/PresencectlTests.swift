@@ -69,6 +69,22 @@ import Testing
         (["calibrate", "/nonexistent.jsonl", "--user", "alice", "--at", "desk-1=10s..15s"], "desk-1=10s..15s"),
         (["calibrate", "/nonexistent.jsonl", "--user", "alice", "--at", "desk-1:10s..70s"], "desk-1:10s..70s"),
         (["calibrate", "/nonexistent.jsonl", "--user", "alice", "--at", "desk-1=10s..70s"], "/nonexistent.jsonl"),
+        (["presence", "--json", "--csv"], "--csv"),
+        (["sessions", "--csv", "--json"], "--csv"),
+        (["visits", "--json", "--csv"], "--csv"),
+        (["nodes", "--json", "--csv"], "--csv"),
+        (["report", "dwell", "--json", "--csv"], "--csv"),
+        (["calibrate", "/nonexistent.jsonl", "--user", "alice", "--at", "desk-1=10s..70s", "--json", "--csv"], "--csv"),
+        (["visits", "--chart", "visits.jpg"], "visits.jpg"),
+        (["report", "where", "--at", "noon"], "noon"),
+        (["report", "where", "--at", "2026-11-22T10:00Z", "--user", "Alice"], "Alice"),
+        (["report", "paths", "--day", "2026-02-30"], "2026-02-30"),
+        (["report", "paths", "--day", "2026-01-05", "--since", "1d"], "--day"),
+        (["report", "dwell", "--since", "7d", "--from", "2026-01-01"], "2026-01-01"),
+        (["report", "hourly", "--from", "2026-01-02", "--to", "2026-01-01"], "--to"),
+        (["report", "daily", "--since", "a week"], "a week"),
+        (["report", "dwell", "--beacon", "Booth"], "Booth"),
+        (["report", "busiest", "--top=-1"], "-1"),
     ]
 
     @Test(arguments: badInput)

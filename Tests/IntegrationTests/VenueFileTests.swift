@@ -47,6 +47,8 @@ import Testing
         #expect(beacons.contains("door") && beacons.contains("stage") && !beacons.contains("desk-1"))
         let devices = try target.ctlOK("list", "devices", "--json")
         #expect(devices.split(separator: "\n").count == 2 && devices.contains(#""user":"bob""#))
+        let nodes = try target.ctlOK("list", "nodes", "--csv")
+        #expect(nodes == "key,venue,beacon,x,y,floor,rssi_offset,pinned\r\nscan-1,lab,desk-1,,,,0,false\r\nscan-2,hall,stage,10,0,1,-3.5,true\r\n")
     }
 
     @Test func withoutUsersTheExportHoldsNoPersonalData() throws {
