@@ -28,8 +28,8 @@ import Testing
         // Two end after --for (long enough for a loaded machine to deliver what is published once
         // they listen), the third when stopped, after them.
         let ctl = try PackagePaths.executable("presencectl")
-        let clear = try ChildProcess.spawn(ctl, ["discover", "--show-identities", "--json", "--for", "20s"], environment: h.environment)
-        let hashed = try ChildProcess.spawn(ctl, ["discover", "--json", "--for", "20s"], environment: h.environment)
+        let clear = try ChildProcess.spawn(ctl, ["discover", "--show-identities", "--json", "--for", "60s"], environment: h.environment)
+        let hashed = try ChildProcess.spawn(ctl, ["discover", "--json", "--for", "60s"], environment: h.environment)
         let table = try ChildProcess.spawn(ctl, ["discover", "--min-sightings", "2", "--for", "10m"], environment: h.environment)
         let all = [clear, hashed, table]
         try await eventually(30, "the three discovers to listen") { all.allSatisfy { $0.stderr.contains("listening") } }
@@ -46,7 +46,7 @@ import Testing
         }
         // A batch that is not valid JSON is ignored.
         try await publisher.publish(MQTTMessage(topic: h.topics.sightings(node: "node-a"), payload: Array("not json".utf8), qos: 1))
-        for process in [clear, hashed] { #expect(await process.wait(timeout: .seconds(60)) == 0, "\(process.stderr)") }
+        for process in [clear, hashed] { #expect(await process.wait(timeout: .seconds(120)) == 0, "\(process.stderr)") }
         #expect(await table.stop(grace: .seconds(30)) == 0, "\(table.stderr)")
         await publisher.stop()
 
