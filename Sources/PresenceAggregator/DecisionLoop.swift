@@ -97,6 +97,8 @@ final class DecisionLoop: Service {
                 logger.log(level: line.level.logLevel, "\(line.message)", metadata: line.metadata.mapValues { .string($0) })
             case .storeCalibration(let summary):
                 calibration.offer(summary)
+            case .health(let report):
+                publisher.publishNow(MQTTMessage(topic: configuration.topics.health, payload: report.encoded(), qos: 0, retain: true))
             }
         }
     }
