@@ -24,6 +24,7 @@ ROUTES = [
     (re.compile(r"/v1/notify/[^/]+$"), "notification"),
     (re.compile(r"/v1/aggregator/status$"), "aggregator-status"),
     (re.compile(r"/v1/aggregator/stats$"), "aggregator-stats"),
+    (re.compile(r"/v1/health$"), "health"),
 ]
 
 

@@ -24,6 +24,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var tuning: EngineOptions
     @OptionGroup var keep: RetentionOptions
+    @OptionGroup var health: HealthOptions
 
     @Option(help: "MQTT client id, one running aggregator per id (default: presence-aggregator-PREFIX).")
     var clientID: String?
@@ -62,6 +63,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
             broker: try connection.mqttBroker(), database: try connection.databaseConfiguration(), topics: try connection.topics())
         configuration.core.pipeline = try tuning.pipelineConfiguration()
         configuration.retention = try keep.retention()
+        configuration.core.health = try health.configuration()
         configuration.logIdentities = logIdentities
         configuration.clientID = clientID
         configuration.cleanSession = cleanSession

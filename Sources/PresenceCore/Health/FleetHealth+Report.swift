@@ -46,10 +46,20 @@ extension FleetHealth {
     private func node(_ key: String, _ entry: NodeEntry, at now: Int64) -> FleetReport.Node {
         let quiet = TimeBounds.difference(now, entry.lastHeard ?? entry.since) > configuration.nodeDownAfter
         let state: FleetReport.Node.State = entry.offline ? .offline : quiet ? .silent : entry.lastHeard == nil ? .unknown : .online
-        let rateIsCurrent = entry.lastBatch.map { TimeBounds.difference(now, $0) <= 2 * configuration.rateWindow } ?? false
         return FleetReport.Node(key: key, state: state, carried: entry.carried, lastHeard: entry.lastHeard, lastBatch: entry.lastBatch,
-                                sightingsPerSecond: rateIsCurrent ? entry.sightingsPerSecond : 0, reportsPerSecond: entry.reportsPerSecond,
+                                sightingsPerSecond: sightingsPerSecond(entry, at: now), reportsPerSecond: entry.reportsPerSecond,
                                 skew: entry.clockOffset.map { TimeBounds.difference(0, $0) })
+    }
+}
+
+extension FleetHealth {
+    /// Over the last whole window while batches come, over the window so far before one has
+    /// passed (once it spans a second), and 0 once they stopped for two windows.
+    private func sightingsPerSecond(_ entry: NodeEntry, at now: Int64) -> Double {
+        guard let lastBatch = entry.lastBatch, TimeBounds.difference(now, lastBatch) <= 2 * configuration.rateWindow else { return 0 }
+        if let rate = entry.sightingsPerSecond { return rate }
+        guard let start = entry.windowStart, TimeBounds.difference(now, start) >= 1_000 else { return 0 }
+        return Double(entry.windowSightings) * 1000 / Double(TimeBounds.difference(now, start))
     }
 }
 

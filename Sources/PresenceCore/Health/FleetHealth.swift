@@ -71,7 +71,8 @@ public struct FleetHealth: Sendable {
         var reportsPerSecond: Double?
         var windowStart: Int64?
         var windowSightings = 0
-        var sightingsPerSecond = 0.0
+        /// Over the last whole window; nil before one has passed.
+        var sightingsPerSecond: Double?
         /// What to add to its clock to get the aggregator's, ms (`NodeClock.offset`).
         var clockOffset: Int64?
 
