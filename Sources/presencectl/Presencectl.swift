@@ -17,6 +17,6 @@ struct Presencectl: AsyncParsableCommand {
         subcommands: [
             Migrate.self, VenueCommand.self, BeaconCommand.self, NodeCommand.self, UserCommand.self, DeviceCommand.self,
             NodesCommand.self, PresenceCommand.self, SessionsCommand.self, VisitsCommand.self, RecordCommand.self, ReplayCommand.self,
-            CalibrateCommand.self, PurgeCommand.self, TailCommand.self,
+            CalibrateCommand.self, PurgeCommand.self, TailCommand.self, HealthCommand.self,
         ])
 }

@@ -79,6 +79,9 @@ import Testing
         }
         let needles = ["alice", Self.alicesTag, "Alice"]
         #expect(try !Self.traces(of: needles, in: h).isEmpty, "the test must start with traces to remove")
+        try await bus.wait(15, for: "a fleet health report listing alice's tag") { messages in
+            messages.contains { $0.topic == h.topics.health && $0.text.contains(Self.alicesTag) }
+        }
         if !aggregatorRunning {
             await aggregator?.stop()
             aggregator = nil
@@ -88,6 +91,9 @@ import Testing
         let forget = try h.ctl("user", "forget", "alice")
         #expect(forget.status == 0, "\(forget.stderr)")
         #expect(forget.stdout.contains("1 beacon state"), "\(forget.stdout)")
+        if !aggregatorRunning {
+            #expect(forget.stdout.contains("and their devices from the fleet health"), "\(forget.stdout)")
+        }
         // Alice's tag is still heard; bob stays.
         try await Self.hear(publisher, h, seq: &seq, tags: [Self.alicesTag, Self.bobsTag], count: 10)
 

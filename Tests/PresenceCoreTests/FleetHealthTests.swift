@@ -179,6 +179,9 @@ import Testing
 
     @Test func sightingsPerSecondAreCountedOverTheWindowAndFallToZeroWhenBatchesStop() {
         var health = Self.health { $0.rateWindow = 10_000 }
+        health.batch(from: "node-b", at: Self.start - 1_000, sightings: 5, clockOffset: nil)
+        #expect(health.report(at: Self.start - 500).nodes.first { $0.key == "node-b" }?.sightingsPerSecond == 0, "not over a second yet")
+        #expect(health.report(at: Self.start).nodes.first { $0.key == "node-b" }?.sightingsPerSecond == 5, "the window so far")
         for i in 0 ... 10 {
             health.batch(from: "node-a", at: Self.start + Int64(i) * 1_000, sightings: 20, clockOffset: nil)
         }
@@ -201,5 +204,20 @@ import Testing
         #expect(text.contains(#"{"node":"node-b","state":"online","carried":false,"last_heard":1763774701000,"last_batch":1763774701000,"sightings_per_s":0,"skew_ms":4000}"#))
         #expect(!text.contains("alice"), "tags are named by identity, never by user")
         #expect(try JSONDecoder().decode(FleetReport.self, from: Data(report.encoded())) == report)
+    }
+
+    @Test func forgettingAUsersDevicesTakesTheirTagsNodesAndProblemsOut() throws {
+        var health = Self.health { $0.nodeDownAfter = 1_000 }
+        health.heard(Self.tag, at: Self.start + 1_000, telemetry: Self.battery(2_000))
+        let report = health.report(at: Self.start + 5_000)
+        #expect(report.problems.map(\.subject).contains(.tag(Self.tag)))
+        #expect(report.nodes.map(\.key).contains("badge-1"))
+        let forgotten = try #require(report.forgetting([Self.tag, Self.scanner]))
+        #expect(forgotten.tags.isEmpty)
+        #expect(forgotten.nodes.map(\.key) == ["node-a", "node-b"])
+        #expect(forgotten.problems == report.problems.filter { $0.subject != .tag(Self.tag) }, "the nodes' problems stay")
+        #expect(forgotten.problems.contains { $0.subject == .node("node-b") })
+        #expect(!String(decoding: forgotten.encoded(), as: UTF8.self).contains("7:1"))
+        #expect(report.forgetting(["ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:7:2"]) == nil, "nothing to rewrite")
     }
 }

@@ -46,8 +46,8 @@ extension FleetReport {
 }
 
 extension FleetReport.Problem.Subject {
-    /// The member that names the subject, and its value.
-    var member: (name: String, value: String) {
+    /// The member that names the subject (`beacon`, `tag` or `node`), and its value.
+    public var member: (name: String, value: String) {
         switch self {
         case .beacon(let key): ("beacon", key)
         case .tag(let identity): ("tag", identity)

@@ -191,3 +191,22 @@ public struct FleetReport: Sendable, Equatable {
         Dictionary(grouping: problems, by: \.kind).mapValues(\.count)
     }
 }
+
+extension FleetReport {
+    /// The report without the devices `identities` (a forgotten user's): their tags, the nodes
+    /// they were (`node:<key>`) and the problems about them; nil when it names none of them.
+    public func forgetting(_ identities: Set<String>) -> FleetReport? {
+        func named(_ subject: Problem.Subject) -> Bool {
+            switch subject {
+            case .tag(let identity): identities.contains(identity)
+            case .node(let key): identities.contains("node:" + key)
+            case .beacon: false
+            }
+        }
+        var report = self
+        report.tags.removeAll { identities.contains($0.identity) }
+        report.nodes.removeAll { identities.contains("node:" + $0.key) }
+        report.problems.removeAll { named($0.subject) }
+        return report == self ? nil : report
+    }
+}
