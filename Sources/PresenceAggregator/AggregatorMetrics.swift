@@ -1,5 +1,6 @@
 import Metrics
 import PresenceCore
+import PresenceHTTP
 import Synchronization
 
 /// The aggregator's metrics, through swift-metrics (served as Prometheus text at `/metrics` with
@@ -43,6 +44,14 @@ final class AggregatorMetrics: Sendable {
         for event in events {
             let reason = event.reason.map { [("reason", $0.rawValue)] } ?? []
             Counter(label: "presence_events_total", dimensions: [("kind", event.kind.rawValue)] + reason).increment()
+        }
+    }
+
+    /// Each registered node's rate and state (labels: registered node keys only).
+    func updateNodes(_ rows: [NodeRow]) {
+        for row in rows {
+            Gauge(label: "presence_node_sightings_per_second", dimensions: [("node", row.key)]).record(row.sightingsPerSecond ?? 0)
+            Gauge(label: "presence_node_online", dimensions: [("node", row.key)]).record(row.online == true ? 1 : 0)
         }
     }
 

@@ -109,11 +109,15 @@ final class DecisionLoop: Service {
         metrics.update(core.statistics(at: now), flaps: live.read { $0.flapCount })
         let registry = core.pipeline.registry
         let fitted = core.pipeline.selfCalibration?.applied ?? [:]
+        let fleet = Dictionary((core.pipeline.fleet?.report(at: now).nodes ?? []).map { ($0.key, $0) }, uniquingKeysWith: { $1 })
         let rows = registry.nodes.values.sorted { $0.key < $1.key }.map { node in
             let offset: (Double, String) = node.pinned ? (node.rssiOffset, "pinned") : fitted[node.key].map { ($0, "fitted") } ?? (node.rssiOffset, "none")
+            let health = fleet[node.key]
             return NodeRow(key: node.key, venue: node.venue, beacon: node.beacon, x: node.x, y: node.y, floor: node.floor,
-                           offset: offset.0, offsetSource: offset.1)
+                           online: health.flatMap { $0.state == .unknown ? nil : $0.state == .online }, sightingsPerSecond: health?.sightingsPerSecond,
+                           lastSeen: health?.lastHeard, clockSkew: health?.skew, offset: offset.0, offsetSource: offset.1)
         }
+        metrics.updateNodes(rows)
         live.replaceNodes(rows, at: now)
     }
 
@@ -143,6 +147,8 @@ final class DecisionLoop: Service {
                 logger.log(level: line.level.logLevel, "\(line.message)", metadata: line.metadata.mapValues { .string($0) })
             case .storeCalibration(let summary):
                 calibration.offer(summary)
+            case .health(let report):
+                publisher.publishNow(MQTTMessage(topic: configuration.topics.health, payload: report.encoded(), qos: 0, retain: true))
             }
         }
     }

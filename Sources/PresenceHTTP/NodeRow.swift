@@ -10,8 +10,8 @@ public struct NodeRow: Sendable, Equatable {
     public var floor: Int?
     /// Whether it is up: nil until it has been heard or has said.
     public var online: Bool?
-    /// Sightings per second over the last stats interval.
-    public var reportsPerSecond: Double?
+    /// Sightings per second in its batches, over about the last 10 s.
+    public var sightingsPerSecond: Double?
     /// When it last sent a batch or its status, ms since the Unix epoch.
     public var lastSeen: Int64?
     /// How far its clock runs ahead of the aggregator's (negative: behind), ms.
@@ -22,7 +22,7 @@ public struct NodeRow: Sendable, Equatable {
     public var offsetSource: String
 
     public init(key: String, venue: String? = nil, beacon: String? = nil, x: Double? = nil, y: Double? = nil, floor: Int? = nil,
-                online: Bool? = nil, reportsPerSecond: Double? = nil, lastSeen: Int64? = nil, clockSkew: Int64? = nil,
+                online: Bool? = nil, sightingsPerSecond: Double? = nil, lastSeen: Int64? = nil, clockSkew: Int64? = nil,
                 offset: Double = 0, offsetSource: String = "none") {
         self.key = key
         self.venue = venue
@@ -31,7 +31,7 @@ public struct NodeRow: Sendable, Equatable {
         self.y = y
         self.floor = floor
         self.online = online
-        self.reportsPerSecond = reportsPerSecond
+        self.sightingsPerSecond = sightingsPerSecond
         self.lastSeen = lastSeen
         self.clockSkew = clockSkew
         self.offset = offset
@@ -50,7 +50,7 @@ public struct NodeRow: Sendable, Equatable {
                 w.key("online")
                 w.bool(online)
             }
-            w.member("reports_per_second", number: reportsPerSecond, decimals: 1)
+            w.member("sightings_per_second", number: sightingsPerSecond, decimals: 1)
             w.member("last_seen", lastSeen)
             w.member("clock_skew_ms", clockSkew)
             w.member("offset_db", number: offset, decimals: 1)

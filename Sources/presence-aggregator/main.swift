@@ -26,6 +26,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
     @OptionGroup var tuning: EngineOptions
     @OptionGroup var keep: RetentionOptions
     @OptionGroup var homeAssistant: HomeAssistantOptions
+    @OptionGroup var health: HealthOptions
 
     @Option(help: "MQTT client id, one running aggregator per id (default: presence-aggregator-PREFIX).")
     var clientID: String?
@@ -68,6 +69,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
         configuration.core.pipeline = try tuning.pipelineConfiguration()
         configuration.retention = try keep.retention()
         configuration.homeAssistant = try homeAssistant.configuration(pipeline: configuration.topics)
+        configuration.core.health = try health.configuration()
         configuration.logIdentities = logIdentities
         configuration.clientID = clientID
         configuration.cleanSession = cleanSession

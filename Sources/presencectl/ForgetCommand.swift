@@ -16,8 +16,9 @@ extension UserCommand {
                 Deletes the user, their devices, sessions, events and notifications in one transaction, and records an erasure \
                 (which says nothing of whom) so that a running aggregator drops them without writing or publishing anything new \
                 about them. Then clears the broker's retained state: the user's state topic, their key in every beacon's state, \
-                and their Home Assistant tracker under --ha-prefix (needs a broker login that may write state and that prefix, \
-                such as presence-aggregator's). Safe to repeat: a user the registry no longer knows still has the broker cleared.
+                their Home Assistant tracker under --ha-prefix, and their devices in the fleet's health (needs a broker login \
+                that may write state, health and that prefix, such as presence-aggregator's). Safe to repeat: a user the registry \
+                no longer knows still has the broker cleared.
                 """)
         @OptionGroup var connection: ConnectionOptions
         @OptionGroup var homeAssistant: HomeAssistantPrefix
@@ -34,32 +35,41 @@ extension UserCommand {
             let topics = try connection.topics()
             let assistant = try homeAssistant.topics()
             let devices = try await withDatabase(connection) { try await $0.forgetUser(key) }
-            let beacons = try await RetainedErasure(broker: broker, topics: topics, homeAssistant: assistant).clear(user: key.value)
-            return "forgot user \(key) (\(devices.count) device\(devices.count == 1 ? "" : "s")); cleared their retained state and \(beacons) beacon state\(beacons == 1 ? "" : "s")"
+            let cleared = try await RetainedErasure(broker: broker, topics: topics, homeAssistant: assistant).clear(user: key.value, devices: Set(devices))
+            return "forgot user \(key) (\(devices.count) device\(devices.count == 1 ? "" : "s")); cleared their retained state and \(cleared.beacons) beacon state\(cleared.beacons == 1 ? "" : "s")"
+                + (cleared.health ? ", and their devices from the fleet health" : "")
         }
     }
 }
 
 /// Clears what a broker retains about a user: their `state/users` topic, their key in the
-/// retained `state/beacons` states, which are published again without it, and their Home
-/// Assistant tracker (config first, so that Home Assistant drops the entity, then its state).
+/// retained `state/beacons` states, which are published again without it, their Home Assistant
+/// tracker (config first, so that Home Assistant drops the entity, then its state), and their
+/// devices in the retained fleet health, published again without them.
 struct RetainedErasure {
     let broker: MQTTBroker
     let topics: Topics
     let homeAssistant: HomeAssistantTopics
 
-    /// Returns how many beacon states listed the user.
-    func clear(user: String) async throws -> Int {
+    /// Returns how many beacon states listed the user, and whether the health named their `devices`.
+    func clear(user: String, devices: Set<String>) async throws -> (beacons: Int, health: Bool) {
         let logger = Logger(label: "presencectl")
         var mqtt = MQTTConfiguration(broker: broker, clientID: "presencectl-forget-\(getpid())")
-        mqtt.subscriptions = [MQTTSubscription("\(topics.prefix)/v1/state/beacons/+", qos: 1)]
+        mqtt.subscriptions = [MQTTSubscription("\(topics.prefix)/v1/state/beacons/+", qos: 1), MQTTSubscription(topics.health, qos: 1)]
         let client = try MQTTClient(configuration: mqtt, logger: logger)
         try client.start()
         defer { Task { await client.stop() } }
         try await client.waitUntilConnected()
         let retained = await Self.retained(client.messages)
         var listed = 0
+        var health = false
         for message in retained {
+            if message.topic == topics.health {
+                guard let without = Self.health(message.payload, without: devices) else { continue }
+                health = true
+                try await client.publish(MQTTMessage(topic: message.topic, payload: without, qos: 1, retain: true))
+                continue
+            }
             guard let state = Self.beaconState(message.payload), state.users.contains(user) else { continue }
             listed += 1
             let without = BeaconState(beacon: state.beacon, users: state.users.filter { $0 != user })
@@ -69,7 +79,7 @@ struct RetainedErasure {
             try await client.publish(MQTTMessage(topic: topic, payload: [], qos: 1, retain: true))
         }
         await client.stop()
-        return listed
+        return (listed, health)
     }
 
     /// The retained messages the broker sends on subscribing: read until none has come for
@@ -92,6 +102,16 @@ struct RetainedErasure {
         }
         reader.cancel()
         return received.withLock { state in state.messages.keys.sorted().compactMap { state.messages[$0] } }
+    }
+
+    /// The retained health `payload` again without `devices`, or nil when it names none of them;
+    /// one that cannot be read but names them is cleared (empty).
+    private static func health(_ payload: [UInt8], without devices: Set<String>) -> [UInt8]? {
+        guard let report = try? JSONDecoder().decode(FleetReport.self, from: Data(payload)) else {
+            let text = String(decoding: payload, as: UTF8.self)
+            return devices.contains { text.contains($0) || ($0.hasPrefix("node:") && text.contains(String($0.dropFirst(5)))) } ? [] : nil
+        }
+        return report.forgetting(devices)?.encoded()
     }
 
     /// A retained BeaconState payload, or nil when it is not one.

@@ -18,6 +18,6 @@ struct Presencectl: AsyncParsableCommand {
             Migrate.self, VenueCommand.self, BeaconCommand.self, NodeCommand.self, UserCommand.self, DeviceCommand.self,
             NodesCommand.self, PresenceCommand.self, SessionsCommand.self, VisitsCommand.self, RecordCommand.self, ReplayCommand.self,
             CalibrateCommand.self, PurgeCommand.self, TailCommand.self, ListCommand.self, ExportCommand.self, ImportCommand.self,
-            DiscoverCommand.self, ReportCommand.self,
+            DiscoverCommand.self, ReportCommand.self, HealthCommand.self,
         ])
 }

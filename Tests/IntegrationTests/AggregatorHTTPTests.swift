@@ -48,6 +48,10 @@ import Testing
         #expect(after.value("presence_observations_total") == 10)
         #expect(after.value("presence_unmatched_sightings_total", ["reason": "unregistered"]) == 10)
         #expect(after.value("presence_events_total", ["kind": "enter"]) == 1)
+        #expect(after.value("presence_node_online", ["node": "node-a"]) == 1 && after.value("presence_node_online", ["node": "node-b"]) == 0)
+        #expect(after.types["presence_node_sightings_per_second"] == "gauge")
+        let nodes = try await httpGet(base + "/api/nodes").object["nodes"] as? [[String: Any]] ?? []
+        #expect(nodes.first { $0["key"] as? String == "node-a" }?["online"] as? Bool == true)
         #expect(after.types["presence_decision_to_publish_seconds"] == "histogram")
         let buckets = after.samples.filter { $0.name == "presence_decision_to_publish_seconds_bucket" }.map(\.value)
         #expect(!buckets.isEmpty && buckets == buckets.sorted(), "histogram buckets are cumulative")

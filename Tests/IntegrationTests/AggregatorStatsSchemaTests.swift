@@ -15,12 +15,12 @@ import Testing
         return String(decoding: statistics.encoded(), as: UTF8.self)
     }
 
-    /// Runs the schema validator over `payloads` as stats messages; its exit status and output.
-    static func validate(_ payloads: [String]) throws -> (status: Int32, output: String) {
+    /// Runs the schema validator over `payloads` as messages on `topic` (stats by default); its exit status and output.
+    static func validate(_ payloads: [String], topic: String = "p/v1/aggregator/stats") throws -> (status: Int32, output: String) {
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("stats-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: capture) }
         let lines = try payloads.map { payload in
-            String(decoding: try JSONSerialization.data(withJSONObject: ["topic": "p/v1/aggregator/stats", "payload": payload]), as: UTF8.self)
+            String(decoding: try JSONSerialization.data(withJSONObject: ["topic": topic, "payload": payload]), as: UTF8.self)
         }
         try (lines.joined(separator: "\n") + "\n").write(to: capture, atomically: true, encoding: .utf8)
         let script = PackagePaths.root.appendingPathComponent("schemas/validate-payloads.py").path

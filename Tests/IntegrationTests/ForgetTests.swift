@@ -84,6 +84,9 @@ import Testing
         try await bus.wait(10, for: "alice's Home Assistant tracker at desk-1") { messages in
             messages.contains { $0.topic == "\(assistant)/device_tracker/presence_alice/state" && $0.text == "desk-1" }
         }
+        try await bus.wait(15, for: "a fleet health report listing alice's tag") { messages in
+            messages.contains { $0.topic == h.topics.health && $0.text.contains(Self.alicesTag) }
+        }
         if !aggregatorRunning {
             await aggregator?.stop()
             aggregator = nil
@@ -93,6 +96,9 @@ import Testing
         let forget = try h.ctl("user", "forget", "alice", "--ha-prefix", assistant)
         #expect(forget.status == 0, "\(forget.stderr)")
         #expect(forget.stdout.contains("1 beacon state"), "\(forget.stdout)")
+        if !aggregatorRunning {
+            #expect(forget.stdout.contains("and their devices from the fleet health"), "\(forget.stdout)")
+        }
         // Alice's tag is still heard; bob stays.
         try await Self.hear(publisher, h, seq: &seq, tags: [Self.alicesTag, Self.bobsTag], count: 10)
 

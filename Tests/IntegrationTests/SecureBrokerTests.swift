@@ -143,6 +143,8 @@ import Testing
             messages.contains { $0.topic == h.topics.event(beacon: "desk-1", user: "alice") && $0.text.contains(#""event":"enter""#) }
         }
         #expect(try h.rows("SELECT user_key, beacon_key FROM presence.sessions") == ["alice|desk-1"])
+        // The ACL lets the aggregator publish the fleet's health and readers read it.
+        try await reader.wait(15, for: "the fleet health") { $0.contains { $0.topic == h.topics.health && $0.text.contains("scan-1") } }
         let password = try String(contentsOfFile: broker.passwordFile(of: "presence-aggregator"), encoding: .utf8)
         #expect(!aggregator.stderr.contains(password) && !aggregator.stdout.contains(password), "the aggregator logged its broker password")
         await aggregator.stop()

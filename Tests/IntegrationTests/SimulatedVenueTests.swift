@@ -62,7 +62,7 @@ extension EndToEndTests {
             let script = PackagePaths.root.appendingPathComponent("schemas/validate-payloads.py").path
             let validation = try ChildProcess.spawn("/usr/bin/env", ["python3", script, capture.path])
             #expect(validation.waitBlocking() == 0, "\(validation.stdout)")
-            for schema in ["sighting-batch", "node-status", "presence-event", "user-state", "beacon-state", "aggregator-status", "aggregator-stats", "notification", "node-stats"] {
+            for schema in ["sighting-batch", "node-status", "presence-event", "user-state", "beacon-state", "aggregator-status", "aggregator-stats", "notification", "node-stats", "health"] {
                 #expect(validation.stdout.contains("\(schema)="), "no \(schema) payload was checked: \(validation.stdout)")
             }
 

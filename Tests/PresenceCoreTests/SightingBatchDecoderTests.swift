@@ -130,4 +130,40 @@ import Testing
         let decoded = try decode(text).get()
         #expect(decoded.batch.sightings == [Sighting(ts: 1_763_774_734_050, id: id, rssi: -60)])
     }
+
+    @Test func telemetryAsTheScannerWritesItIsDecodedAndEncodesBack() throws {
+        let batch = SightingBatch(node: "n1", seq: 7, sent: 1_763_774_734_123, sightings: [
+            Sighting(ts: 1_763_774_734_000, id: id, rssi: -60, tx: -59, addr: "c4:7c:8d:6a:2b:01",
+                     telemetry: Telemetry(batteryMillivolts: 2_840, temperature: 19.25, advertisementCount: 5_223, uptime: 1_094.8)),
+            Sighting(ts: 1_763_774_734_001, id: "mac:c4:7c:8d:6a:2b:02", rssi: -70, telemetry: Telemetry(encrypted: true)),
+            Sighting(ts: 1_763_774_734_002, id: id, rssi: -61, telemetry: Telemetry(temperature: -4.5)),
+        ])
+        let encoded = batch.encoded()
+        #expect(String(decoding: encoded, as: UTF8.self).contains(#""tlm":{"batt":2840,"temp":19.25,"adv":5223,"up":1094.8}"#))
+        #expect(try SightingBatchDecoder.decode(encoded, topicNode: "n1").get().batch == batch)
+        // The aggregator's scan reads the same telemetry.
+        var scanned: [SightingBatchDecoder.Scanned] = []
+        _ = encoded.withUnsafeBytes { SightingBatchDecoder.scan($0, topicNode: "n1", into: &scanned) }
+        #expect(scanned.map(\.tlm) == batch.sightings.map(\.telemetry))
+    }
+
+    /// Telemetry is an extra: a member out of range or of the wrong type is left out, a `tlm` that
+    /// is not an object (or says nothing) is none, and the sighting stays either way.
+    @Test(arguments: [
+        (#""tlm":{"batt":0,"temp":22.5}"#, Telemetry(temperature: 22.5)),
+        (#""tlm":{"batt":70000,"temp":128,"adv":-1,"up":-2}"#, nil),
+        (#""tlm":{"batt":"2900","temp":null,"adv":4294967296,"up":429496730}"#, nil),
+        (#""tlm":{"batt":2900.5,"encrypted":"yes","extra":[1,{"a":2}]}"#, nil),
+        (#""tlm":[2900]"#, nil),
+        (#""tlm":null"#, nil),
+        (#""tlm":{}"#, nil),
+        (#""tlm":{"batt":3012,"up":429496729.5,"adv":4294967295}"#, Telemetry(batteryMillivolts: 3_012, advertisementCount: 4_294_967_295, uptime: 429_496_729.5)),
+    ] as [(String, Telemetry?)])
+    func telemetryOutOfRangeIsLeftOutAndTheSightingKept(_ member: String, _ expected: Telemetry?) throws {
+        for layout in [#"{"ts":1763774734050,"id":"\#(id)","rssi":-60,\#(member)}"#, #"{\#(member),"rssi":-60,"id":"\#(id)","ts":1763774734050}"#] {
+            let decoded = try decode(#"{"v":1,"node":"hall-a","seq":3,"sent":1763774734123,"sightings":["# + layout + "]}").get()
+            #expect(decoded.droppedSightings == 0)
+            #expect(decoded.batch.sightings == [Sighting(ts: 1_763_774_734_050, id: id, rssi: -60, telemetry: expected)], "\(layout)")
+        }
+    }
 }

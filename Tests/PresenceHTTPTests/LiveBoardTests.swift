@@ -93,10 +93,10 @@ import Testing
 
     @Test func nodesAreStreamedOnlyWhenTheyChange() {
         var board = LiveBoard()
-        let rows = [NodeRow(key: "n1", online: true, reportsPerSecond: 4.25, offset: -1.5, offsetSource: "fitted")]
+        let rows = [NodeRow(key: "n1", online: true, sightingsPerSecond: 4.25, offset: -1.5, offsetSource: "fitted")]
         let first = board.replaceNodes(rows)
         #expect(first.count == 1)
         #expect(board.replaceNodes(rows).isEmpty)
-        #expect(Self.text(board.nodesJSON()) == #"{"v":1,"nodes":[{"key":"n1","online":true,"reports_per_second":4.3,"offset_db":-1.5,"offset_source":"fitted"}]}"#)
+        #expect(Self.text(board.nodesJSON()) == #"{"v":1,"nodes":[{"key":"n1","online":true,"sightings_per_second":4.3,"offset_db":-1.5,"offset_source":"fitted"}]}"#)
     }
 }

@@ -11,6 +11,8 @@ extension AggregatorCore {
         /// with its fit), beside the journal and without waiting: they can be fitted again, so a
         /// write lost while the database is away costs nothing but staleness.
         case storeCalibration(SelfCalibration.Summary)
+        /// Publish the fleet's health, retained, on `{p}/v1/health` (`FleetReport.encoded()`).
+        case health(FleetReport)
     }
 
     /// A log line, without a logging library: the shell writes it.

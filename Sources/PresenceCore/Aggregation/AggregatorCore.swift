@@ -30,6 +30,9 @@ public struct AggregatorCore: Sendable {
         /// A beacon's retained state is republished at most once per this long, ms: the first
         /// change at once, the rest together when it has passed (`BeaconStateThrottle`).
         public var beaconStateInterval: Int64 = 1_000
+        /// The fleet's health thresholds; nil watches no health (a replay). The report goes out
+        /// at the start, within one `statsInterval` of a change, and at least every `interval`.
+        public var health: FleetHealth.Configuration?
 
         public init() {}
     }
@@ -53,6 +56,9 @@ public struct AggregatorCore: Sendable {
     private var sessions: [Presence]
     /// The self-calibration revision last logged.
     private var loggedCalibration = 0
+    /// When the fleet's health was last reported, and what it outlined then.
+    private var healthReportedAt: Int64?
+    private var healthOutline: FleetReport.Outline?
 
     /// A core that resumes `sessions` (open when the aggregator stopped) with `registry`, its
     /// clock at the saved one (or `now`), remembering the notifications sent within the cool-down,
@@ -62,6 +68,7 @@ public struct AggregatorCore: Sendable {
         self.configuration = configuration
         let start = min(savedClock ?? now, now)
         pipeline = PresencePipeline(configuration: configuration.pipeline, registry: registry, start: start, storedOffsets: storedOffsets)
+        if let health = configuration.health { pipeline.watchHealth(health, since: now) }
         notifications = NotificationPolicy(cooldown: configuration.notificationCooldown, sent: recentNotifications)
         limiter = RateLimiter(interval: configuration.logInterval)
         beaconStates = BeaconStateThrottle(interval: configuration.beaconStateInterval)
@@ -115,7 +122,8 @@ public struct AggregatorCore: Sendable {
                 actions.append(.log(LogLine(.notice, "node status", ["node": node, "state": state.rawValue, "suppressed": "\(held)"])))
             }
         case .stats(let node):
-            outcome = pipeline.receiveStats(node: Substring(node), at: receivedAt)
+            let rate = pipeline.fleet == nil ? nil : NodeStatistics.reportsPerSecond(in: payload)
+            outcome = pipeline.receiveStats(node: Substring(node), at: receivedAt, reportsPerSecond: rate)
         case nil:
             return actions
         }
@@ -158,6 +166,7 @@ public struct AggregatorCore: Sendable {
             progressAt = now
             saveProgress(resolution: configuration.lastSeenResolution, into: &actions)
             placeUsers(into: &actions)
+            reportHealth(at: now, into: &actions)
         }
         if TimeBounds.difference(now, statsAt) >= configuration.statsInterval {
             statsAt = now
@@ -279,6 +288,27 @@ public struct AggregatorCore: Sendable {
         }
         positionsMark = pipeline.engine.touches
         if !changes.isEmpty { actions.append(.record(.states(changes))) }
+    }
+
+    /// Reports the fleet's health when it is watched: the first time, when what it outlines
+    /// changed (at most once per `statsInterval`), and every `interval` anyway, so that its
+    /// figures stay fresh and a report lost with a connection is replaced. A change of the
+    /// problems is logged with counts per kind (no tag is named).
+    private mutating func reportHealth(at now: Int64, into actions: inout [Action]) {
+        guard let fleet = pipeline.fleet else { return }
+        if let reportedAt = healthReportedAt, TimeBounds.difference(now, reportedAt) < configuration.statsInterval { return }
+        let report = fleet.report(at: now)
+        let outline = report.outline
+        let due = healthReportedAt.map { TimeBounds.difference(now, $0) >= fleet.configuration.interval } ?? true
+        guard due || outline != healthOutline else { return }
+        if outline.problems != healthOutline?.problems {
+            var metadata = ["problems": "\(report.problems.count)"]
+            for kind in FleetReport.Problem.Kind.allCases { metadata[kind.rawValue] = "\(report.problemCounts[kind] ?? 0)" }
+            actions.append(.log(LogLine(.notice, "fleet health", metadata)))
+        }
+        healthReportedAt = now
+        healthOutline = outline
+        actions.append(.health(report))
     }
 
     private mutating func warn(_ key: String, _ message: String, _ metadata: [String: String], at time: Int64, into actions: inout [Action]) {

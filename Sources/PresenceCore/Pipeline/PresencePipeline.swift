@@ -34,6 +34,8 @@ public struct PresencePipeline: Sendable {
     public private(set) var strangers = StrangerNodes()
     /// The nodes' self-calibration, with `selfCalibrate`.
     public private(set) var selfCalibration: SelfCalibration?
+    /// The fleet's health, once `watchHealth(_:since:)` was called (the live aggregator).
+    public private(set) var fleet: FleetHealth?
     /// The nodes messages are taken from: registered as nodes, or as `node:` devices.
     private var registeredNodes: Set<String>
     private var matcher: ObservationMatcher
@@ -55,6 +57,11 @@ public struct PresencePipeline: Sendable {
         clock = start
         engine = PresenceEngine(configuration: configuration.engine, now: start - configuration.lateness)
         engine.setPlaces(PlacePolicies(registry: registry))
+    }
+
+    /// Watches the fleet's health from `start` (ms, the wall clock) with `configuration`'s thresholds.
+    public mutating func watchHealth(_ configuration: FleetHealth.Configuration, since start: Int64) {
+        fleet = FleetHealth(configuration: configuration, registry: registry, start: TimeBounds.clamped(start))
     }
 
     /// A batch payload arrived on the sightings topic of `node` at `receivedAt`: the clock moves
@@ -98,12 +105,14 @@ public struct PresencePipeline: Sendable {
         var outcome = Outcome(events: advanceClock(to: arrival), droppedSightings: header.droppedSightings)
         if !catchingUp { nodeClocks[key, default: NodeClock()].observe(sent: header.sent, arrival: arrival) }
         engine.nodeHeard(key, at: arrival, heartbeat: false)
+        fleet?.batch(from: key, at: arrival, sightings: scanned.count, clockOffset: nodeClocks[key]?.offset)
         let correction = nodeClocks[key]?.correction(threshold: configuration.skewThreshold) ?? 0
         counters.droppedSightings += header.droppedSightings
         counters.sightings += scanned.count
         let heardBy = matcher.node(key)
         for sighting in scanned {
             let time = min(TimeBounds.sum(sighting.ts, correction), arrival)
+            fleet?.heard(sighting.id, in: bytes, at: time, telemetry: sighting.tlm)
             switch matcher.match(sighting, in: bytes, heardBy: heardBy, time: time) {
             case .success(let observation):
                 counters.observations += 1
@@ -122,8 +131,8 @@ public struct PresencePipeline: Sendable {
         return outcome
     }
 
-    /// A node's stats (its heartbeat) arrived at `time`.
-    public mutating func receiveStats(node: Substring, at time: Int64) -> Outcome {
+    /// A node's stats (its heartbeat) arrived at `time`, stating `reportsPerSecond`.
+    public mutating func receiveStats(node: Substring, at time: Int64, reportsPerSecond: Double? = nil) -> Outcome {
         let time = TimeBounds.clamped(time)
         if let reason = strangerReason(node) {
             strangers.record(node, reason: reason, at: time)
@@ -131,6 +140,7 @@ public struct PresencePipeline: Sendable {
         }
         let events = advanceClock(to: time)
         engine.nodeHeard(String(node), at: time, heartbeat: true)
+        fleet?.stats(from: String(node), at: time, reportsPerSecond: reportsPerSecond)
         return Outcome(events: events)
     }
 
@@ -143,6 +153,7 @@ public struct PresencePipeline: Sendable {
         }
         let events = advanceClock(to: time)
         engine.setNode(String(node), offline: !online, at: max(engine.now, time - configuration.lateness))
+        fleet?.status(of: String(node), online: online, at: time)
         return Outcome(events: events)
     }
 
@@ -211,6 +222,7 @@ public struct PresencePipeline: Sendable {
         registeredNodes = Self.nodeKeys(of: newRegistry)
         nodeClocks = nodeClocks.filter { registeredNodes.contains($0.key) }
         engine.forgetNodes { !registeredNodes.contains($0) }
+        fleet?.replaceRegistry(newRegistry, at: time)
         counters.events += events.count
         return events
     }

@@ -66,6 +66,8 @@ public enum SightingBatchDecoder {
         public var rssi: Int
         public var tx: Int?
         public var addr: TextSpan?
+        /// Telemetry (Eddystone TLM) the node heard from the same advertiser, when any.
+        public var tlm: Telemetry?
     }
 
     /// Decodes `payload` published on the topic of `topicNode`.
@@ -74,7 +76,7 @@ public enum SightingBatchDecoder {
             var scanned: [Scanned] = []
             return scan(bytes, topicNode: topicNode, into: &scanned).map { header in
                 let sightings = scanned.map { s in
-                    Sighting(ts: s.ts, id: s.id.string(in: bytes), rssi: s.rssi, tx: s.tx, addr: s.addr?.string(in: bytes))
+                    Sighting(ts: s.ts, id: s.id.string(in: bytes), rssi: s.rssi, tx: s.tx, addr: s.addr?.string(in: bytes), telemetry: s.tlm)
                 }
                 return Decoded(batch: SightingBatch(node: header.node, seq: header.seq, sent: header.sent, sightings: sightings),
                                droppedSightings: header.droppedSightings)
@@ -198,9 +200,9 @@ public enum SightingBatchDecoder {
         return try readAnySighting(&reader)?.validated(in: payload)
     }
 
-    /// A sighting as the scanner writes it: `{"ts":…,"id":"…","rssi":…}`, then `"tx"` and `"addr"`
-    /// if present, in that order, with integers and plain strings; nil for any other layout, which
-    /// `readAnySighting` reads instead, to the same result.
+    /// A sighting as the scanner writes it: `{"ts":…,"id":"…","rssi":…}`, then `"tx"`, `"addr"` and
+    /// `"tlm"` if present, in that order, with integers and plain strings; nil for any other layout,
+    /// which `readAnySighting` reads instead, to the same result.
     private static func readCompactSighting(_ reader: inout JSONReader) throws(JSONReader.Failure) -> SightingFields? {
         var fields = SightingFields()
         guard reader.consume("{\"ts\":"), let ts = try reader.readInteger(),
@@ -218,6 +220,7 @@ public enum SightingBatchDecoder {
             guard case .bytes(let addr) = try reader.readStringSpan() else { return nil }
             fields.addr = .bytes(addr)
         }
+        if reader.consume(",\"tlm\":") { fields.tlm = try TelemetryReader.read(&reader) }
         return reader.consume("}") ? fields : nil
     }
 
@@ -243,6 +246,8 @@ public enum SightingBatchDecoder {
                 if try reader.readNull() { return }
                 fields.addr = try readSpan(&reader)
                 if fields.addr == nil { fields.addrIsValid = false }
+            } else if key.is("tlm") {
+                fields.tlm = try TelemetryReader.read(&reader)
             } else {
                 try reader.skipValue()
             }
@@ -259,6 +264,7 @@ public enum SightingBatchDecoder {
         var txPresent = false
         var addr: TextSpan?
         var addrIsValid = true
+        var tlm: Telemetry?
 
         /// The sighting, or nil when a value is missing, of the wrong type or out of range.
         func validated(in payload: UnsafeRawBufferPointer) -> Scanned? {
@@ -270,7 +276,7 @@ public enum SightingBatchDecoder {
             if txPresent {
                 guard let tx, SightingLimits.txRange.contains(Int(clamping: tx)) else { return nil }
             }
-            return Scanned(ts: ts, id: id, rssi: Int(rssi), tx: tx.map { Int($0) }, addr: addr)
+            return Scanned(ts: ts, id: id, rssi: Int(rssi), tx: tx.map { Int($0) }, addr: addr, tlm: tlm)
         }
     }
 }

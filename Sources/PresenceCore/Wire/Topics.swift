@@ -35,6 +35,8 @@ public struct Topics: Sendable, Equatable {
     public func notify(user: String) -> String { "\(prefix)/v1/notify/\(user)" }
     public var aggregatorStatus: String { "\(prefix)/v1/aggregator/status" }
     public var aggregatorStats: String { "\(prefix)/v1/aggregator/stats" }
+    /// The fleet's health, retained (an extension of the contract).
+    public var health: String { "\(prefix)/v1/health" }
 
     /// The node segment of a sightings topic, or nil when `topic` is not one.
     public func nodeOfSightings(_ topic: String) -> String? {

@@ -166,7 +166,7 @@ function renderNodes() {
     const row = el("tr", { "data-node": n.key });
     const up = n.online === true ? "online" : n.online === false ? "offline" : "unknown";
     row.append(el("td", {}, n.key), el("td", { class: up }, up),
-               el("td", {}, n.reports_per_second !== undefined ? String(n.reports_per_second) : "–"),
+               el("td", {}, n.sightings_per_second !== undefined ? String(n.sightings_per_second) : "–"),
                el("td", {}, n.last_seen ? ago(n.last_seen) + " ago" : "–"),
                el("td", {}, n.clock_skew_ms !== undefined ? n.clock_skew_ms + " ms" : "–"),
                el("td", {}, (n.offset_db >= 0 ? "+" : "") + n.offset_db + " dB " + n.offset_source));
