@@ -4,7 +4,8 @@ import PresenceCore
 /// notifications, progress) on arbitrary messages: topics of every kind (sightings, status and
 /// stats of registered, unregistered and malformed nodes, and anything else), payloads as given or
 /// as well-formed batches carrying fuzzed numbers, at fuzzed times (the ends of Int64 included),
-/// with registry swaps and ticks in between. Nothing may trap, and strangers must leave no state.
+/// with registry swaps and ticks in between, the fleet's health watched. Nothing may trap, and
+/// strangers must leave no state.
 ///
 /// Input: "PIPE", then records. A record's first byte `k` says what it is: `k & 3` the topic's kind
 /// (sightings, status, stats, other), `k >> 2 & 3` whose (node-a, node-b, the carried badge, or a
@@ -35,6 +36,11 @@ enum AggregatorFuzz {
     static let fresh: AggregatorCore = {
         var configuration = AggregatorCore.Configuration()
         configuration.statsInterval = 2_000
+        var health = FleetHealth.Configuration()
+        health.silentAfter = 5_000
+        health.nodeDownAfter = 3_000
+        health.interval = 10_000
+        configuration.health = health
         var core = AggregatorCore(configuration: configuration, registry: registry, sessions: [
             Presence(user: "alice", device: tag, beacon: "a", venue: "expo", entered: start - 60_000, lastSeen: start - 1_000),
         ], savedClock: start - 5_000, now: start)
@@ -79,6 +85,9 @@ enum AggregatorFuzz {
         precondition(core.pipeline.nodeClocks.keys.allSatisfy { ["node-a", "node-b", "badge"].contains($0) }, "state kept for a stranger")
         precondition(core.pipeline.engine.nodeHealthCount <= 3, "health kept for a stranger")
         precondition(core.pipeline.strangers.recent.count <= StrangerNodes.capacity, "the stranger table grew past its capacity")
+        let report = core.pipeline.fleet?.report(at: time)
+        precondition(report?.nodes.allSatisfy { ["node-a", "node-b", "badge"].contains($0.key) } ?? false, "health kept for a stranger node")
+        precondition(report?.tags.allSatisfy { $0.identity == tag } ?? false, "health kept for an unregistered identity")
     }
 
     /// What the core returns must hold together: exits have reasons, every record renders.
@@ -89,6 +98,9 @@ enum AggregatorFuzz {
                 precondition(decided.events.allSatisfy { $0.kind == .enter || $0.reason != nil }, "an exit without a reason")
             }
             for message in record.messages(topics) { precondition(!message.topic.isEmpty, "a message without a topic") }
+        }
+        for case .health(let report) in actions {
+            precondition(report.encoded().first == UInt8(ascii: "{"), "a health report that does not render")
         }
     }
 
@@ -112,6 +124,7 @@ enum AggregatorFuzz {
             let rssi = Int(Int8(bitPattern: input.byte() ?? 0))
             text += (index > 0 ? "," : "") + #"{"ts":\#(ts),"id":"\#(id)","rssi":\#(rssi)"#
             if shape & 0x40 != 0 { text += #","tx":\#(Int(Int8(bitPattern: input.byte() ?? 0)))"# }
+            if shape & 0x80 != 0 { text += #","tlm":{"batt":\#(input.uint16()),"temp":\#(Int8(bitPattern: input.byte() ?? 0)),"up":\#(input.int64())}"# }
             text += "}"
         }
         return Array((text + "]}").utf8)

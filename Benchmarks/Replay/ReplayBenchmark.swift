@@ -23,11 +23,12 @@ struct EventTally {
 /// replayed: arrival parsing, batch decoding, registry matching, the engine. Prints observations
 /// per second on one core, and the time and memory spent. With `--write PATH`, writes the
 /// recording to PATH and its registry as `presencectl` argument lines to PATH.registry instead,
-/// for timing `presencectl replay` itself (`scripts/replay-bench.sh`).
+/// for timing `presencectl replay` itself (`scripts/replay-bench.sh`). With `--health`, the fleet's
+/// health is watched as the live aggregator watches it (its cost on every sighting).
 enum ReplayBenchmark {
     static func main(_ arguments: [String]) {
         if arguments.contains("--help") {
-            print("presence-bench replay [--people N] [--minutes M] [--runs R] [--write PATH]   (defaults 60 people, 60 minutes, 3 runs)")
+            print("presence-bench replay [--people N] [--minutes M] [--runs R] [--write PATH] [--health]   (defaults 60 people, 60 minutes, 3 runs)")
             return
         }
         let people = value(arguments, "--people") ?? 60
@@ -46,6 +47,7 @@ enum ReplayBenchmark {
             var core: AggregatorCore?
             var configuration = AggregatorCore.Configuration()
             configuration.catchUp = false
+            if arguments.contains("--health") { configuration.health = FleetHealth.Configuration() }
             var events = EventTally()
             var last: Int64 = 0
             for line in lines {
