@@ -188,8 +188,7 @@ struct BusiestReport: AsyncParsableCommand {
             try await db.query("""
                 SELECT venue_key, \(epochMilliseconds("hour")), peak_users, mean_users
                 FROM (SELECT b.*, row_number() OVER (PARTITION BY b.venue_key ORDER BY b.peak_users DESC, b.mean_users DESC, b.hour) AS rank
-                      FROM presence.busiest(\(ReportRange.startSQL), \(ReportRange.endSQL)) b
-                      WHERE $4::text IS NULL OR b.venue_key = $4) r
+                      FROM presence.busiest(\(ReportRange.startSQL), \(ReportRange.endSQL), $4::text) b) r
                 WHERE $5::bigint = 0 OR rank <= $5::bigint
                 ORDER BY venue_key, CASE WHEN $5::bigint = 0 THEN 0 ELSE rank END, hour
                 """, parameters).rows

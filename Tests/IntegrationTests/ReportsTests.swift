@@ -125,6 +125,7 @@ import Testing
             #"{"venue":"hall","hour":\#(FixtureDay.at("10:00")),"peak_users":2,"mean_users":1.58}"#,
         ])
         #expect(try h.rows("SELECT count(*) FROM presence.busiest('2026-01-05', '2026-01-07') WHERE venue_key = 'annex'") == ["36"])
+        #expect(try h.rows("SELECT count(*), min(venue_key), max(peak_users) FROM presence.busiest('2026-01-05', '2026-01-07', venue => 'hall')") == ["4|hall|2"])
         #expect(try h.rows("SELECT max(peak_users) FROM presence.busiest_v WHERE venue_key = 'hall'") == ["2"])
     }
 
@@ -164,6 +165,7 @@ import Testing
         ("SELECT * FROM presence.user_paths('2026-01-05', '2026-01-06')", "sessions_entered"),
         ("SELECT * FROM presence.user_paths_v WHERE user_key = 'alice'", "sessions_user_time"),
         ("SELECT * FROM presence.busiest('2026-01-05', '2026-01-06')", "sessions_during"),
+        ("SELECT * FROM presence.busiest('2026-01-05', '2026-01-06', 'hall')", "sessions_during"),
     ]
 
     @Test func reportsOverARangeUseTheIndexes() throws {

@@ -84,17 +84,21 @@ $$;
 -- calendar hour because that keeps both the moment and the pattern: the busiest hours are the
 -- rows with the highest peak, and an hour-of-day or day-of-week profile is a GROUP BY over them
 -- (the max of the peaks, the average of the means). Hours when nobody was there have no row.
-CREATE OR REPLACE FUNCTION presence.busiest(from_at timestamptz DEFAULT '-infinity', to_at timestamptz DEFAULT 'infinity')
+-- `venue` chooses one venue before the work (a filter on the result would come after it: the
+-- visits are read once for all the steps).
+CREATE OR REPLACE FUNCTION presence.busiest(from_at timestamptz DEFAULT '-infinity', to_at timestamptz DEFAULT 'infinity',
+                                            venue text DEFAULT NULL)
 RETURNS TABLE (venue_key text, hour timestamptz, peak_users bigint, mean_users double precision)
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
     -- The number of users at a venue changes in steps: +1 at each arrival, -1 at each departure,
     -- and 0 on every hour, so that between two instants with steps the number is constant within
     -- one hour. Only spans of time count: steps at the same instant (a move's exit and enter) leave
     -- no span between them, so a move is never two people.
-    WITH visits AS NOT MATERIALIZED (
+    WITH visits AS MATERIALIZED (
         SELECT v.venue_key, GREATEST(v.entered_at, from_at) AS since, LEAST(COALESCE(v.exited_at, now()), to_at) AS until
         FROM presence.visits_v v
         WHERE tstzrange(v.entered_at, v.exited_at, '[)') && tstzrange(from_at, to_at, '[)') AND v.entered_at <= now()
+          AND (busiest.venue IS NULL OR v.venue_key = busiest.venue)
     ), steps AS (
         SELECT venue_key, since AS at, 1 AS delta FROM visits
         UNION ALL
@@ -125,9 +129,9 @@ CREATE OR REPLACE VIEW presence.busiest_v AS SELECT * FROM presence.busiest();
 
 REVOKE ALL ON FUNCTION presence.dwell(timestamptz, timestamptz), presence.visits_hourly(timestamptz, timestamptz),
     presence.visits_daily(timestamptz, timestamptz), presence.who_was_where(timestamptz), presence.user_paths(timestamptz, timestamptz),
-    presence.busiest(timestamptz, timestamptz) FROM PUBLIC;
+    presence.busiest(timestamptz, timestamptz, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION presence.dwell(timestamptz, timestamptz), presence.visits_hourly(timestamptz, timestamptz),
     presence.visits_daily(timestamptz, timestamptz), presence.who_was_where(timestamptz), presence.user_paths(timestamptz, timestamptz),
-    presence.busiest(timestamptz, timestamptz) TO presence_analyst, presence_admin;
+    presence.busiest(timestamptz, timestamptz, text) TO presence_analyst, presence_admin;
 GRANT SELECT ON presence.dwell_v, presence.visits_hourly_v, presence.visits_daily_v, presence.user_paths_v, presence.busiest_v
     TO presence_analyst, presence_admin;
