@@ -31,11 +31,7 @@ enum AggregatorBenchmark {
                 print(usage)
                 return
             }
-            LoggingSystem.bootstrap { label in
-                var handler = StreamLogHandler.standardError(label: label)
-                handler.logLevel = .warning
-                return handler
-            }
+            bootstrapBenchLogging()
             let logger = Logger(label: "presence-bench")
             var rows: [String] = []
             for scenario in LoadScenario.all(quick: options.quick) where options.only.isEmpty || options.only.contains(where: scenario.name.contains) {
