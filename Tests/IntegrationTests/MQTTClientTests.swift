@@ -311,7 +311,7 @@ import Testing
         let started = ContinuousClock.now
         await client.stop(publishing: MQTTMessage(topic: "t/status", payload: Array("offline".utf8), retain: true))
         let took = ContinuousClock.now - started
-        #expect(took >= .seconds(4.5) && took < .seconds(9), "the final message is waited for about 5 s")
+        #expect(took >= .seconds(4.5) && took < .seconds(30), "the final message is waited for about 5 s (30 s only catches a stop that never ends)")
         await #expect(throws: MQTTError.self) { try await pending.value }
         #expect(client.statistics.inFlight == 0)
         #expect(client.statistics.connects == 0)
