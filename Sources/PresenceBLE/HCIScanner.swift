@@ -7,8 +7,10 @@ import class Foundation.Thread
 /// Scans one adapter and delivers its HCI event packets (advertising reports among them) as an
 /// `AsyncStream`, read on a thread of its own so that blocking reads never touch Swift's
 /// cooperative pool. When the adapter goes away or resets, it reopens it and scans again, with
-/// back-off. With `configuration.advertising` it also transmits through the adapter (again after a
-/// reopen). On stop it turns off the scan and the advertising it started.
+/// back-off. With `configuration.advertising` it also transmits through the adapter, and sends the
+/// advertising commands again every `advertisingRefresh` and after a reopen, so that advertising
+/// taken over by another program (bluetoothd, on a controller with one legacy set) or cleared by a
+/// reset comes back. On stop it turns off the scan and the advertising it started.
 public final class HCIScanner: Sendable {
     public let configuration: HCIScanConfiguration
     /// Event packets as they are read; finishes after `stop`.
@@ -16,6 +18,8 @@ public final class HCIScanner: Sendable {
     private let continuation: AsyncStream<HCIPacket>.Continuation
     private let logger: Logger
     private let state = Mutex(State())
+    /// How often the advertising commands are sent again while scanning.
+    public static let advertisingRefresh: Duration = .seconds(60)
 
     private struct State {
         var stopping = false
@@ -31,8 +35,9 @@ public final class HCIScanner: Sendable {
         let device = try Self.open(configuration)
         let commands = try Self.start(device, configuration)
         logger.notice("scanning", metadata: ["adapter": "\(configuration.adapter)", "mode": "\(configuration.mode.rawValue)",
-                                             "commands": "\(commands.map { "\($0)" } ?? "none")", "active": "\(configuration.active)",
-                                             "advertising_ms": "\(configuration.advertising.map { "\($0.interval)" } ?? "off")"])
+                                             "commands": "\(commands.scan.map { "\($0)" } ?? "none")", "active": "\(configuration.active)",
+                                             "advertising_ms": "\(configuration.advertising.map { "\($0.interval)" } ?? "off")",
+                                             "advertising_commands": "\(commands.advertising.map { "\($0)" } ?? "none")"])
         let thread = Thread { [self] in self.read(device, commands) }
         thread.name = "hci-\(configuration.adapter)"
         thread.start()
@@ -45,19 +50,23 @@ public final class HCIScanner: Sendable {
         }
     }
 
-    private static func start(_ device: HCIDevice, _ configuration: HCIScanConfiguration) throws(BLEError) -> HCIDevice.ScanCommands? {
-        guard configuration.mode == .scan else { return nil }
+    /// The commands a started adapter took: none in the monitor mode.
+    private struct Commands {
+        var scan: HCIDevice.ScanCommands?
+        var advertising: HCIDevice.AdvertisingCommands?
+    }
+
+    private static func start(_ device: HCIDevice, _ configuration: HCIScanConfiguration) throws(BLEError) -> Commands {
+        guard configuration.mode == .scan else { return Commands() }
         do throws(BLEError) {
-            let commands = try device.startScan(configuration)
-            if let advertising = configuration.advertising {
-                do {
-                    try device.startAdvertising(advertising, adapter: configuration.adapter)
-                } catch {
-                    device.stopScan(commands)
-                    throw error
-                }
+            let scan = try device.startScan(configuration)
+            guard let advertising = configuration.advertising else { return Commands(scan: scan) }
+            do {
+                return Commands(scan: scan, advertising: try device.startAdvertising(advertising, adapter: configuration.adapter))
+            } catch {
+                device.stopScan(scan)
+                throw error
             }
-            return commands
         } catch {
             device.close()
             throw error
@@ -71,10 +80,12 @@ public final class HCIScanner: Sendable {
 
     private var stopping: Bool { state.withLock { $0.stopping } }
 
-    private func read(_ first: HCIDevice, _ firstCommands: HCIDevice.ScanCommands?) {
+    private func read(_ first: HCIDevice, _ firstCommands: Commands) {
         var device: HCIDevice? = first
         var commands = firstCommands
         var delay = 1.0
+        var advertised = ContinuousClock.now
+        var refreshFailing = false
         while !stopping {
             guard let current = device else {
                 Thread.sleep(forTimeInterval: delay)
@@ -83,12 +94,24 @@ public final class HCIScanner: Sendable {
                     commands = try Self.start(reopened, configuration)
                     device = reopened
                     delay = 1
+                    advertised = .now
                     logger.notice("adapter back; scanning again", metadata: ["adapter": "\(configuration.adapter)"])
                 } catch {
                     logger.warning("adapter still unavailable", metadata: ["adapter": "\(configuration.adapter)", "error": "\(error)", "retry_in_s": "\(delay)"])
                     delay = min(delay * 2, 30)
                 }
                 continue
+            }
+            if let advertising = configuration.advertising, advertised.duration(to: .now) >= Self.advertisingRefresh {
+                advertised = .now
+                do {
+                    commands.advertising = try current.startAdvertising(advertising, adapter: configuration.adapter)
+                    if refreshFailing { logger.notice("advertising again", metadata: ["adapter": "\(configuration.adapter)"]) }
+                    refreshFailing = false
+                } catch {
+                    if !refreshFailing { logger.warning("cannot advertise again; retrying every minute", metadata: ["adapter": "\(configuration.adapter)", "error": "\(error)"]) }
+                    refreshFailing = true
+                }
             }
             do {
                 if let bytes = try current.readEvent(timeout: 100) {
@@ -103,8 +126,8 @@ public final class HCIScanner: Sendable {
             }
         }
         if let device {
-            if commands != nil, configuration.advertising != nil { device.stopAdvertising() }
-            if let commands { device.stopScan(commands) }
+            if let advertising = commands.advertising { device.stopAdvertising(advertising) }
+            if let scan = commands.scan { device.stopScan(scan) }
             device.close()
         }
         continuation.finish()
