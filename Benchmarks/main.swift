@@ -5,6 +5,7 @@
 ///     swift run -c release presence-bench replay [options]     pipeline throughput over a recorded day
 ///     swift run -c release presence-bench capture --out FILE   a btsnoop capture at a steady report rate
 ///     swift run -c release presence-bench reports [options]    the analysts' reports over 10 million sessions
+///     swift run -c release presence-bench calibration [options] one self-calibration fit as venues grow
 ///     scripts/aggregator-bench.sh [options]                     the aggregator end to end through real servers
 
 #if canImport(Glibc)
@@ -25,7 +26,9 @@ case "aggregator":
     await AggregatorBenchmark.main(Array(arguments.dropFirst()))
 case "reports":
     await ReportsBenchmark.main(Array(arguments.dropFirst()))
+case "calibration":
+    CalibrationBenchmark.main(Array(arguments.dropFirst()))
 default:
-    print("usage: presence-bench accuracy|decode|replay|capture|aggregator|reports [options]  (each takes --help)")
+    print("usage: presence-bench accuracy|decode|replay|capture|aggregator|reports|calibration [options]  (each takes --help)")
     exit(arguments.isEmpty ? 0 : 64)
 }

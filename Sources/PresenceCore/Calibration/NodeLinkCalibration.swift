@@ -120,13 +120,15 @@ public struct NodeLinkCalibration: Sendable {
         var solution: [Double] = []
         // Unknowns: receive(0 ..< N), transmit(0 ..< N), n. receive is centred by a soft row.
         let count = nodes.count
+        let size = 2 * count + 1
         for _ in 0 ..< 3 {
-            var normal = [[Double]](repeating: [Double](repeating: 0, count: 2 * count + 1), count: 2 * count + 1)
-            var right = [Double](repeating: 0, count: 2 * count + 1)
+            // The normal equations, row-major in one buffer.
+            var normal = [Double](repeating: 0, count: size * size)
+            var right = [Double](repeating: 0, count: size)
             func addRow(_ row: [(Int, Double)], _ value: Double, weight: Double) {
                 for (a, x) in row {
                     right[a] += weight * x * value
-                    for (b, y) in row { normal[a][b] += weight * x * y }
+                    for (b, y) in row { normal[a * size + b] += weight * x * y }
                 }
             }
             for (k, link) in links.enumerated() {
@@ -135,7 +137,7 @@ public struct NodeLinkCalibration: Sendable {
             }
             addRow((0 ..< count).map { ($0, 1.0) }, 0, weight: 100)
             // A little ridge keeps nodes no link reached (and transmit offsets) at zero.
-            for a in 0 ..< 2 * count { normal[a][a] += 1e-6 }
+            for a in 0 ..< 2 * count { normal[a * size + a] += 1e-6 }
             guard let solved = Self.solve(normal, right) else { return nil }
             solution = solved
             for (k, link) in links.enumerated() {
@@ -171,31 +173,41 @@ public struct NodeLinkCalibration: Sendable {
         return (dx * dx + dy * dy).squareRoot()
     }
 
-    /// Solves `a · x = b` by Gaussian elimination with partial pivoting; nil when singular.
-    static func solve(_ a: [[Double]], _ b: [Double]) -> [Double]? {
+    /// Solves `a · x = b` by Gaussian elimination with partial pivoting, `a` row-major in one
+    /// buffer of `b.count` squared (a fit at 200 nodes is a 401-unknown system: nested arrays spent
+    /// most of its time checking their rows' uniqueness); nil when singular.
+    static func solve(_ a: [Double], _ b: [Double]) -> [Double]? {
         var a = a
         var b = b
         let n = b.count
-        for column in 0 ..< n {
-            var pivot = column
-            for row in column + 1 ..< n where abs(a[row][column]) > abs(a[pivot][column]) { pivot = row }
-            guard abs(a[pivot][column]) > 1e-12 else { return nil }
-            if pivot != column {
-                a.swapAt(pivot, column)
-                b.swapAt(pivot, column)
-            }
-            for row in column + 1 ..< n {
-                let factor = a[row][column] / a[column][column]
-                guard factor != 0 else { continue }
-                for k in column ..< n { a[row][k] -= factor * a[column][k] }
-                b[row] -= factor * b[column]
+        guard a.count == n * n else { return nil }
+        let solvable = a.withUnsafeMutableBufferPointer { a in
+            b.withUnsafeMutableBufferPointer { b in
+                for column in 0 ..< n {
+                    var pivot = column
+                    for row in column + 1 ..< n where abs(a[row * n + column]) > abs(a[pivot * n + column]) { pivot = row }
+                    guard abs(a[pivot * n + column]) > 1e-12 else { return false }
+                    if pivot != column {
+                        for k in 0 ..< n { a.swapAt(pivot * n + k, column * n + k) }
+                        b.swapAt(pivot, column)
+                    }
+                    let diagonal = a[column * n + column]
+                    for row in column + 1 ..< n {
+                        let factor = a[row * n + column] / diagonal
+                        guard factor != 0 else { continue }
+                        for k in column ..< n { a[row * n + k] -= factor * a[column * n + k] }
+                        b[row] -= factor * b[column]
+                    }
+                }
+                return true
             }
         }
+        guard solvable else { return nil }
         var x = [Double](repeating: 0, count: n)
         for row in stride(from: n - 1, through: 0, by: -1) {
             var sum = b[row]
-            for k in row + 1 ..< n { sum -= a[row][k] * x[k] }
-            x[row] = sum / a[row][row]
+            for k in row + 1 ..< n { sum -= a[row * n + k] * x[k] }
+            x[row] = sum / a[row * n + row]
         }
         return x
     }

@@ -1,0 +1,86 @@
+import Foundation
+import PresenceCore
+
+/// How long one self-calibration fit takes as venues grow (`NodeLinkCalibration.fit`, which the
+/// aggregator runs in its decision loop once a minute with `--self-calibrate`): nodes on a 6 m
+/// grid, each hearing the node beacons of the nodes within 20 m, 300 readings a link (the most the
+/// fit keeps), node gains drawn from ±4 dB and 4 dB of noise. Prints the median time of a fit and
+/// the largest error of the fitted offsets (against the drawn gains, both centred) and a digest of
+/// the fit, so that a faster fit is seen to fit as well, or the same.
+///
+///     swift run -c release presence-bench calibration [--nodes 25,50,100,200] [--runs 3]
+enum CalibrationBenchmark {
+    static func main(_ arguments: [String]) {
+        if arguments.contains("--help") {
+            print("presence-bench calibration [--nodes 25,50,100,200] [--runs 3]")
+            return
+        }
+        let sizes = value(arguments, "--nodes").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [25, 50, 100, 200]
+        let runs = value(arguments, "--runs").flatMap { Int($0) } ?? 3
+        print("| nodes | links | readings | fit, median of \(runs) | largest offset error | digest of the fit |")
+        print("|---:|---:|---:|---:|---:|---|")
+        for size in sizes where size >= 4 {
+            var random = RandomSource(seed: UInt64(size), labels: "calibration")
+            let (calibration, gains) = venue(nodes: size, random: &random)
+            var times: [Double] = []
+            var fit: NodeLinkCalibration.Fit?
+            for _ in 0 ..< max(1, runs) {
+                let started = DispatchTime.now().uptimeNanoseconds
+                fit = calibration.fit()
+                times.append(Double(DispatchTime.now().uptimeNanoseconds - started) / 1e6)
+            }
+            let error = fit.map { largestError($0.offsets, gains) }.map { String(format: "%.2f dB", $0) } ?? "no fit"
+            let fingerprint = fit.map { String(Self.digest(of: $0), radix: 16) } ?? "-"
+            print("| \(size) | \(fit?.links ?? 0) | \(calibration.readingCount) | \(String(format: "%.1f ms", times.sorted()[times.count / 2])) | \(error) | \(fingerprint) |")
+        }
+    }
+
+    /// A square grid of `nodes` nodes 6 m apart, their gains, and every link within 20 m filled.
+    private static func venue(nodes count: Int, random: inout RandomSource) -> (NodeLinkCalibration, [String: Double]) {
+        let side = Int(Double(count).squareRoot().rounded(.up))
+        let nodes = (0 ..< count).map { NodeLinkCalibration.Node(key: "n\($0)", x: Double($0 % side) * 6, y: Double($0 / side) * 6) }
+        var gains: [String: Double] = [:]
+        for node in nodes { gains[node.key] = random.uniform() * 8 - 4 }
+        var calibration = NodeLinkCalibration(nodes: nodes)
+        for receiver in nodes {
+            for transmitter in nodes where transmitter.key != receiver.key {
+                let distance = ((receiver.x - transmitter.x) * (receiver.x - transmitter.x) + (receiver.y - transmitter.y) * (receiver.y - transmitter.y)).squareRoot()
+                guard distance <= 20 else { continue }
+                for _ in 0 ..< calibration.maximumReadings {
+                    // Path loss as the receiver reads it: its gain makes the signal look stronger.
+                    let loss = 20 * log10(distance) - (gains[receiver.key] ?? 0) + 4 * random.gaussian()
+                    calibration.add(receiver: receiver.key, transmitter: transmitter.key, pathLoss: loss)
+                }
+            }
+        }
+        return (calibration, gains)
+    }
+
+    /// The largest difference between fitted offsets and the true correction (minus the gain), each
+    /// centred on its mean.
+    private static func largestError(_ offsets: [String: Double], _ gains: [String: Double]) -> Double {
+        let keys = offsets.keys.filter { gains[$0] != nil }
+        guard !keys.isEmpty else { return .infinity }
+        let fittedMean = keys.reduce(0) { $0 + (offsets[$1] ?? 0) } / Double(keys.count)
+        let trueMean = keys.reduce(0) { $0 + (gains[$1] ?? 0) } / Double(keys.count)
+        return keys.map { abs(((offsets[$0] ?? 0) - fittedMean) + ((gains[$0] ?? 0) - trueMean)) }.max() ?? .infinity
+    }
+
+    /// FNV-1a over the bits of the offsets (in key order) and the exponent: equal digests, equal fits.
+    private static func digest(of fit: NodeLinkCalibration.Fit) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for value in fit.offsets.keys.sorted().compactMap({ fit.offsets[$0] }) + [fit.exponent] {
+            var bits = value.bitPattern
+            for _ in 0 ..< 8 {
+                hash = (hash ^ (bits & 0xFF)) &* 0x100_0000_01B3
+                bits >>= 8
+            }
+        }
+        return hash
+    }
+
+    private static func value(_ arguments: [String], _ flag: String) -> String? {
+        guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
+        return arguments[index + 1]
+    }
+}
