@@ -143,8 +143,11 @@ import Testing
         #expect(try SightingBatchDecoder.decode(encoded, topicNode: "n1").get().batch == batch)
         // The aggregator's scan reads the same telemetry.
         var scanned: [SightingBatchDecoder.Scanned] = []
-        _ = encoded.withUnsafeBytes { SightingBatchDecoder.scan($0, topicNode: "n1", into: &scanned) }
-        #expect(scanned.map(\.tlm) == batch.sightings.map(\.telemetry))
+        let read = encoded.withUnsafeBytes { bytes in
+            _ = SightingBatchDecoder.scan(bytes, topicNode: "n1", into: &scanned)
+            return scanned.map { $0.telemetry(in: bytes) }
+        }
+        #expect(read == batch.sightings.map(\.telemetry))
     }
 
     /// Telemetry is an extra: a member out of range or of the wrong type is left out, a `tlm` that

@@ -112,7 +112,7 @@ public struct PresencePipeline: Sendable {
         let heardBy = matcher.node(key)
         for sighting in scanned {
             let time = min(TimeBounds.sum(sighting.ts, correction), arrival)
-            fleet?.heard(sighting.id, in: bytes, at: time, telemetry: sighting.tlm)
+            fleet?.heard(sighting.id, in: bytes, at: time, telemetry: sighting.telemetry(in: bytes))
             switch matcher.match(sighting, in: bytes, heardBy: heardBy, time: time) {
             case .success(let observation):
                 counters.observations += 1

@@ -66,8 +66,18 @@ public enum SightingBatchDecoder {
         public var rssi: Int
         public var tx: Int?
         public var addr: TextSpan?
-        /// Telemetry (Eddystone TLM) the node heard from the same advertiser, when any.
-        public var tlm: Telemetry?
+        /// Where the sighting's telemetry (Eddystone TLM, rare beside sightings) starts in the
+        /// payload, or -1 when it has none. Kept as an offset, not a `Telemetry`, so that a scanned
+        /// sighting stays small: the aggregator copies every one of them.
+        var telemetryOffset: Int32 = -1
+
+        /// The telemetry the node heard from the same advertiser, read again from `payload` (the one
+        /// this sighting was scanned from), or nil.
+        public func telemetry(in payload: UnsafeRawBufferPointer) -> Telemetry? {
+            guard telemetryOffset >= 0, Int(telemetryOffset) < payload.count else { return nil }
+            var reader = JSONReader(UnsafeRawBufferPointer(rebasing: payload[Int(telemetryOffset)...]))
+            return (try? TelemetryReader.read(&reader)) ?? nil
+        }
     }
 
     /// Decodes `payload` published on the topic of `topicNode`.
@@ -76,7 +86,7 @@ public enum SightingBatchDecoder {
             var scanned: [Scanned] = []
             return scan(bytes, topicNode: topicNode, into: &scanned).map { header in
                 let sightings = scanned.map { s in
-                    Sighting(ts: s.ts, id: s.id.string(in: bytes), rssi: s.rssi, tx: s.tx, addr: s.addr?.string(in: bytes), telemetry: s.tlm)
+                    Sighting(ts: s.ts, id: s.id.string(in: bytes), rssi: s.rssi, tx: s.tx, addr: s.addr?.string(in: bytes), telemetry: s.telemetry(in: bytes))
                 }
                 return Decoded(batch: SightingBatch(node: header.node, seq: header.seq, sent: header.sent, sightings: sightings),
                                droppedSightings: header.droppedSightings)
@@ -220,7 +230,7 @@ public enum SightingBatchDecoder {
             guard case .bytes(let addr) = try reader.readStringSpan() else { return nil }
             fields.addr = .bytes(addr)
         }
-        if reader.consume(",\"tlm\":") { fields.tlm = try TelemetryReader.read(&reader) }
+        if reader.consume(",\"tlm\":") { try fields.readTelemetry(&reader) }
         return reader.consume("}") ? fields : nil
     }
 
@@ -247,7 +257,7 @@ public enum SightingBatchDecoder {
                 fields.addr = try readSpan(&reader)
                 if fields.addr == nil { fields.addrIsValid = false }
             } else if key.is("tlm") {
-                fields.tlm = try TelemetryReader.read(&reader)
+                try fields.readTelemetry(&reader)
             } else {
                 try reader.skipValue()
             }
@@ -264,7 +274,16 @@ public enum SightingBatchDecoder {
         var txPresent = false
         var addr: TextSpan?
         var addrIsValid = true
-        var tlm: Telemetry?
+        /// Where a `tlm` that says something starts (-1: none).
+        var telemetryOffset: Int32 = -1
+
+        /// Reads the `tlm` value at the reader (checking it as the contract says) and keeps where it
+        /// starts when it holds telemetry.
+        mutating func readTelemetry(_ reader: inout JSONReader) throws(JSONReader.Failure) {
+            reader.skipWhitespace()
+            let start = reader.position
+            telemetryOffset = try TelemetryReader.read(&reader) == nil ? -1 : Int32(clamping: start)
+        }
 
         /// The sighting, or nil when a value is missing, of the wrong type or out of range.
         func validated(in payload: UnsafeRawBufferPointer) -> Scanned? {
@@ -276,7 +295,7 @@ public enum SightingBatchDecoder {
             if txPresent {
                 guard let tx, SightingLimits.txRange.contains(Int(clamping: tx)) else { return nil }
             }
-            return Scanned(ts: ts, id: id, rssi: Int(rssi), tx: tx.map { Int($0) }, addr: addr, tlm: tlm)
+            return Scanned(ts: ts, id: id, rssi: Int(rssi), tx: tx.map { Int($0) }, addr: addr, telemetryOffset: telemetryOffset)
         }
     }
 }
