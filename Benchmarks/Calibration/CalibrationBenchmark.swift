@@ -15,8 +15,8 @@ enum CalibrationBenchmark {
             print("presence-bench calibration [--nodes 25,50,100,200] [--runs 3]")
             return
         }
-        let sizes = value(arguments, "--nodes").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [25, 50, 100, 200]
-        let runs = value(arguments, "--runs").flatMap { Int($0) } ?? 3
+        let sizes = benchArgument(arguments, "--nodes").map { $0.split(separator: ",").compactMap { Int($0) } } ?? [25, 50, 100, 200]
+        let runs = benchArgument(arguments, "--runs").flatMap { Int($0) } ?? 3
         print("| nodes | links | readings | fit, median of \(runs) | largest offset error | digest of the fit |")
         print("|---:|---:|---:|---:|---:|---|")
         for size in sizes where size >= 4 {
@@ -66,21 +66,10 @@ enum CalibrationBenchmark {
         return keys.map { abs(((offsets[$0] ?? 0) - fittedMean) + ((gains[$0] ?? 0) - trueMean)) }.max() ?? .infinity
     }
 
-    /// FNV-1a over the bits of the offsets (in key order) and the exponent: equal digests, equal fits.
+    /// A digest of the offsets' bits (in key order) and the exponent's: equal digests, equal fits.
     private static func digest(of fit: NodeLinkCalibration.Fit) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for value in fit.offsets.keys.sorted().compactMap({ fit.offsets[$0] }) + [fit.exponent] {
-            var bits = value.bitPattern
-            for _ in 0 ..< 8 {
-                hash = (hash ^ (bits & 0xFF)) &* 0x100_0000_01B3
-                bits >>= 8
-            }
-        }
-        return hash
-    }
-
-    private static func value(_ arguments: [String], _ flag: String) -> String? {
-        guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
-        return arguments[index + 1]
+        var digest = BenchDigest()
+        for value in fit.offsets.keys.sorted().compactMap({ fit.offsets[$0] }) + [fit.exponent] { digest.add(value) }
+        return digest.value
     }
 }

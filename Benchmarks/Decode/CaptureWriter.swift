@@ -5,9 +5,7 @@ import PresenceCore
 /// steady rate, for measuring what a scanner node costs at that rate (`scripts/scanner-load.sh`).
 enum CaptureWriter {
     static func main(_ arguments: [String]) {
-        func value(_ flag: String) -> String? {
-            arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-        }
+        func value(_ flag: String) -> String? { benchArgument(arguments, flag) }
         guard let out = value("--out") else {
             print("presence-bench capture --out FILE [--rate 2000] [--seconds 60] [--advertisers 300]")
             exit(64)

@@ -5,13 +5,14 @@ import PresenceCore
 /// (an id names the kind, user, device, beacon and times), so that two builds can be compared.
 struct EventTally {
     var count = 0
-    var digest: UInt64 = 0xCBF2_9CE4_8422_2325
+    private var ids = BenchDigest()
+    var digest: UInt64 { ids.value }
 
     mutating func add(_ actions: [AggregatorCore.Action]) {
         for case .record(.decided(let decided)) in actions {
             for event in decided.events {
                 count += 1
-                for byte in event.id.utf8 { digest = (digest ^ UInt64(byte)) &* 0x100_0000_01B3 }
+                ids.add(event.id)
             }
         }
     }
@@ -31,9 +32,9 @@ enum ReplayBenchmark {
             print("presence-bench replay [--people N] [--minutes M] [--runs R] [--write PATH] [--health]   (defaults 60 people, 60 minutes, 3 runs)")
             return
         }
-        let people = value(arguments, "--people") ?? 60
-        let minutes = value(arguments, "--minutes") ?? 60
-        let runs = value(arguments, "--runs") ?? 3
+        let people = benchArgument(arguments, "--people").flatMap { Int($0) } ?? 60
+        let minutes = benchArgument(arguments, "--minutes").flatMap { Int($0) } ?? 60
+        let runs = benchArgument(arguments, "--runs").flatMap { Int($0) } ?? 3
         let (lines, registry, observations) = record(people: people, minutes: minutes)
         let bytes = lines.reduce(0) { $0 + $1.count }
         print("recording: \(lines.count) lines, \(observations) sightings, \(bytes / 1_000_000) MB (\(people) people, \(minutes) min, 24 nodes)")
@@ -144,11 +145,6 @@ enum ReplayBenchmark {
             print("cannot write \(path): \(error)")
             exit(1)
         }
-    }
-
-    private static func value(_ arguments: [String], _ flag: String) -> Int? {
-        guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count else { return nil }
-        return Int(arguments[index + 1])
     }
 
     private static func monotonicNanoseconds() -> UInt64 {

@@ -15,9 +15,10 @@ extension HCIDevice {
         // Parameters and data may only change while advertising is off; a refusal of "off" is
         // ignored, as advertising may be off already.
         _ = try? send(.setEnable(false), adapter: adapter)
-        let status = try send(.setParameters(interval: units), adapter: adapter)
+        let parameters = LEAdvertisingCommand.setParameters(interval: units)
+        let status = try send(parameters, adapter: adapter)
         if status != Self.commandDisallowed {
-            try requireSuccess(status, LEAdvertisingCommand.setParameters(interval: units).action, adapter, disallowed: Self.legacyDisallowed)
+            try requireSuccess(status, parameters.action, adapter, disallowed: Self.legacyDisallowed)
             try run([.setData(configuration.data), .setEnable(true)], adapter: adapter, disallowed: Self.legacyDisallowed)
             return .legacy
         }
