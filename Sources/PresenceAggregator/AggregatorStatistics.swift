@@ -81,6 +81,20 @@ struct AggregatorStatistics {
                     w.member("links", calibration.fit?.links)
                     w.member("residual_db", number: calibration.fit?.residual)
                     w.member("path_loss_exponent", number: calibration.fit?.exponent)
+                    if let groups = calibration.fit?.groups, !groups.isEmpty {
+                        w.key("groups")
+                        w.array { w in
+                            for group in groups {
+                                w.object { w in
+                                    w.member("area", group.area)
+                                    w.member("nodes", group.nodes.count)
+                                    w.member("links", group.links)
+                                    w.member("residual_db", number: group.residual)
+                                    w.member("path_loss_exponent", number: group.exponent)
+                                }
+                            }
+                        }
+                    }
                     w.key("offsets_db")
                     w.object { w in
                         for (node, offset) in calibration.applied.sorted(by: { $0.key < $1.key }) { w.member(node, number: offset) }

@@ -52,13 +52,15 @@ extension PostgresConnection {
         return offsets
     }
 
-    /// Stores the offsets self-calibration applies, with what their fit rests on, so that the
-    /// next start applies them at once: rows of unpinned nodes it no longer applies go, those of
-    /// pinned nodes stay (`pinNode` can pin them); nodes no longer registered are passed over.
+    /// Stores the offsets self-calibration applies, with what their fit rests on (the links and
+    /// residual of each node's group), so that the next start applies them at once: rows of
+    /// unpinned nodes it no longer applies go, those of pinned nodes stay (`pinNode` can pin them);
+    /// nodes no longer registered are passed over.
     public func storeNodeCalibration(_ calibration: SelfCalibration.Summary) throws {
         guard let fittedAt = calibration.fittedAt else { return }
         let rows = calibration.applied.filter(\.value.isFinite).sorted { $0.key < $1.key }
         let keys = PostgresArray(rows.map(\.key))
+        let groups = rows.map { row in calibration.fit.map { fit in fit.group(of: row.key).map { ($0.links, $0.residual) } ?? (fit.links, fit.residual) } }
         try transaction { db in
             _ = try db.query("""
                 DELETE FROM presence.node_calibration c USING presence.nodes n
@@ -66,12 +68,13 @@ extension PostgresConnection {
                 """, [keys])
             _ = try db.query("""
                 INSERT INTO presence.node_calibration (node_key, offset_db, links, residual_db, readings, fitted_at)
-                SELECT v.k, v.o, $3, $4, $5, to_timestamp($6::bigint / 1000.0)
-                FROM unnest($1::text[], $2::double precision[]) AS v (k, o) JOIN presence.nodes n ON n.key = v.k
+                SELECT v.k, v.o, v.l, v.r, $5, to_timestamp($6::bigint / 1000.0)
+                FROM unnest($1::text[], $2::double precision[], $3::integer[], $4::double precision[]) AS v (k, o, l, r)
+                JOIN presence.nodes n ON n.key = v.k
                 ON CONFLICT (node_key) DO UPDATE SET offset_db = EXCLUDED.offset_db, links = EXCLUDED.links,
                     residual_db = EXCLUDED.residual_db, readings = EXCLUDED.readings, fitted_at = EXCLUDED.fitted_at
-                """, [keys, PostgresArray(rows.map(\.value)), calibration.fit.map { Int(Int32(clamping: $0.links)) },
-                      calibration.fit.map(\.residual).flatMap { $0.isFinite ? $0 : nil }, Int(Int32(clamping: calibration.readings)),
+                """, [keys, PostgresArray(rows.map(\.value)), PostgresArray(groups.map { $0.map { Int(Int32(clamping: $0.0)).postgresText } }),
+                      PostgresArray(groups.map { $0.flatMap { $0.1.isFinite ? $0.1.postgresText : nil } }), Int(Int32(clamping: calibration.readings)),
                       Int64(TimeBounds.clamped(fittedAt))])
         }
     }

@@ -30,12 +30,14 @@ import Testing
     }
 
     @Test func theCalibrationPartMatchesTheSchemaAndTheSchemaChecksIt() throws {
-        let fit = NodeLinkCalibration.Fit(offsets: ["node-a": 1.25, "node-b": -1.25], exponent: 2.13, links: 2, residual: 0.8)
+        let fit = NodeLinkCalibration.Fit(offsets: ["node-a": 1.25, "node-b": -1.25], exponent: 2.13, links: 2, residual: 0.8, groups: [
+            NodeLinkCalibration.Group(area: "lab", nodes: ["node-a", "node-b"], exponent: 2.13, links: 2, residual: 0.8),
+        ])
         let fitted = Self.payload(calibration: SelfCalibration.Summary(readings: 1_200, fittedAt: 1_763_774_760_000, fit: fit,
                                                                        applied: ["node-a": 1.25, "node-b": -1.25]))
         let waiting = Self.payload(calibration: SelfCalibration.Summary(readings: 3, fittedAt: nil, fit: nil, applied: [:]))
         let off = Self.payload(calibration: nil)
-        #expect(fitted.contains(#""calibration":{"readings":1200,"fitted_at":1763774760000,"links":2,"residual_db":0.8,"path_loss_exponent":2.13,"offsets_db":{"node-a":1.25,"node-b":-1.25}}"#))
+        #expect(fitted.contains(#""calibration":{"readings":1200,"fitted_at":1763774760000,"links":2,"residual_db":0.8,"path_loss_exponent":2.13,"groups":[{"area":"lab","nodes":2,"links":2,"residual_db":0.8,"path_loss_exponent":2.13}],"offsets_db":{"node-a":1.25,"node-b":-1.25}}"#))
         #expect(!off.contains("calibration"))
         let valid = try Self.validate([fitted, waiting, off])
         #expect(valid.status == 0, "\(valid.output)")
@@ -44,5 +46,8 @@ import Testing
         let broken = fitted.replacingOccurrences(of: #""offsets_db":{"node-a":1.25"#, with: #""offsets_db":{"node-a":"hot""#)
         let refused = try Self.validate([broken])
         #expect(refused.status == 1, "an offset that is not a number is refused: \(refused.output)")
+        let groupless = fitted.replacingOccurrences(of: #""area":"lab","#, with: "")
+        let refusedGroup = try Self.validate([groupless])
+        #expect(refusedGroup.status == 1, "a group without its area is refused: \(refusedGroup.output)")
     }
 }

@@ -68,6 +68,20 @@ import Testing
         await database.close()
     }
 
+    @Test func eachNodeStoresTheLinksAndResidualOfItsOwnGroup() async throws {
+        let h = try PresencectlTests.seeded("node-groups")
+        try h.ctlOK("node", "add", "scan-2", "--venue", "lab", "--x", "6", "--y", "0")
+        let applied = ["scan-1": 1.5, "scan-2": -1.25]
+        let fit = NodeLinkCalibration.Fit(offsets: applied, exponent: 2.1, links: 30, residual: 0.9, groups: [
+            NodeLinkCalibration.Group(area: "lab", nodes: ["other", "scan-1"], exponent: 2.3, links: 20, residual: 0.5),
+        ])
+        let database = try await Self.connect(h)
+        try await database.storeNodeCalibration(SelfCalibration.Summary(readings: 900, fittedAt: Self.fittedAt, fit: fit, applied: applied))
+        await database.close()
+        let rows = try h.rows("SELECT node_key, links, residual_db FROM presence.node_calibration ORDER BY node_key")
+        #expect(rows == ["scan-1|20|0.5", "scan-2|30|0.9"], "scan-1 from its group, scan-2 (in none) from the whole fit")
+    }
+
     @Test func pinAndUnpinRoundTrip() async throws {
         let h = try PresencectlTests.seeded("pin")
         let pinned = "SELECT rssi_offset, pinned FROM presence.nodes WHERE key = 'scan-1'"

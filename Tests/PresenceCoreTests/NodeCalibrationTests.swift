@@ -50,6 +50,68 @@ import Glibc
         #expect(Self.error(fit) < 1, "offsets \(fit.offsets)")
     }
 
+    @Test func eachAreaGetsItsOwnExponentAndOffsetsAndNoLinkAcrossAreas() throws {
+        // Two floors with the same coordinates: floor 2 hears 3 dB hotter across the board and
+        // loses less over distance; both floors hear each other's nodes, at distances their
+        // coordinates do not tell.
+        let floors = ["hall floor 1", "hall floor 2"]
+        let nodes = floors.flatMap { area in Self.nodes.map { NodeLinkCalibration.Node(key: "\(area)/\($0.key)", x: $0.x, y: $0.y, area: area) } }
+        var calibration = NodeLinkCalibration(nodes: nodes)
+        var random = RandomSource(seed: 11)
+        for (f, area) in floors.enumerated() {
+            let exponent = f == 0 ? 2.2 : 1.8
+            for i in Self.nodes.indices {
+                for j in Self.nodes.indices where i != j {
+                    let distance = ((Self.nodes[i].x - Self.nodes[j].x) * (Self.nodes[i].x - Self.nodes[j].x) + (Self.nodes[i].y - Self.nodes[j].y) * (Self.nodes[i].y - Self.nodes[j].y)).squareRoot()
+                    for _ in 0 ..< 40 {
+                        let loss = 10 * exponent * log10(distance) - Self.receive[i] - 3 * Double(f) - Self.transmit[j] + random.gaussian() * 2
+                        calibration.add(receiver: "\(area)/\(Self.nodes[i].key)", transmitter: "\(area)/\(Self.nodes[j].key)", pathLoss: loss)
+                        calibration.add(receiver: "\(area)/\(Self.nodes[i].key)", transmitter: "\(floors[1 - f])/\(Self.nodes[j].key)", pathLoss: loss + 20)
+                    }
+                }
+            }
+        }
+        let fit = try #require(calibration.fit())
+        #expect(fit.groups.map(\.area) == floors)
+        #expect(fit.groups.map(\.links) == [72, 72], "links across floors are not taken")
+        #expect(fit.links == 144)
+        #expect(abs(fit.groups[0].exponent - 2.2) < 0.15 && abs(fit.groups[1].exponent - 1.8) < 0.15, "\(fit.groups)")
+        #expect(abs(fit.exponent - 2.0) < 0.15, "the links' mean")
+        let mean = Self.receive.reduce(0, +) / Double(Self.receive.count)
+        for area in floors {
+            #expect(fit.groups.first { $0.area == area }?.nodes.count == 9)
+            for (i, node) in Self.nodes.enumerated() {
+                let offset = try #require(fit.offsets["\(area)/\(node.key)"])
+                #expect(abs(offset + (Self.receive[i] - mean)) < 1, "\(area)/\(node.key): each floor centred on its own")
+            }
+        }
+    }
+
+    @Test func anIslandOfNodesThatHearNoOtherIsFittedOnItsOwn() throws {
+        // Three more nodes, far off in the same area, hearing only each other: too few links to
+        // fit three receive and three transmit offsets and an exponent, so they are left out and
+        // the rest is fitted as before.
+        let island = [("far-0", 200.0, 0.0), ("far-1", 206.0, 0.0), ("far-2", 200.0, 9.0)]
+        var nodes = Self.nodes
+        nodes += island.map { NodeLinkCalibration.Node(key: $0.0, x: $0.1, y: $0.2) }
+        var calibration = NodeLinkCalibration(nodes: nodes)
+        for i in Self.nodes.indices {
+            for j in Self.nodes.indices where i != j {
+                let distance = ((Self.nodes[i].x - Self.nodes[j].x) * (Self.nodes[i].x - Self.nodes[j].x) + (Self.nodes[i].y - Self.nodes[j].y) * (Self.nodes[i].y - Self.nodes[j].y)).squareRoot()
+                for _ in 0 ..< 20 { calibration.add(receiver: Self.nodes[i].key, transmitter: Self.nodes[j].key, pathLoss: 22 * log10(distance) - Self.receive[i] - Self.transmit[j]) }
+            }
+        }
+        for a in island {
+            for b in island where a.0 != b.0 {
+                for _ in 0 ..< 20 { calibration.add(receiver: a.0, transmitter: b.0, pathLoss: 50) }
+            }
+        }
+        let fit = try #require(calibration.fit())
+        #expect(fit.groups.count == 1 && fit.groups.first?.nodes.count == 9)
+        #expect(island.allSatisfy { fit.offsets[$0.0] == nil })
+        #expect(Self.error(fit) < 0.01, "offsets \(fit.offsets)")
+    }
+
     @Test func tooFewLinksGiveNoFit() {
         var calibration = NodeLinkCalibration(nodes: Self.nodes)
         for _ in 0 ..< 20 {

@@ -72,6 +72,31 @@ import Testing
         #expect(abs((enter.rssi ?? 0) - (-60 + applied)) < 0.01)
     }
 
+    @Test func nodesOnTwoFloorsAreFittedAsTwoGroups() throws {
+        var registry = Self.registry
+        for place in Self.places { registry.nodes[place.key]?.floor = place.key < "node-5" ? 1 : 2 }
+        var configuration = PresencePipeline.Configuration()
+        configuration.selfCalibrate = true
+        var pipeline = PresencePipeline(configuration: configuration, registry: registry, start: Self.start)
+        var simulator = try Self.simulator()
+        Self.listen(&pipeline, simulator: &simulator)
+        let calibration = try #require(pipeline.selfCalibration)
+        let fit = try #require(calibration.fit)
+        #expect(fit.groups.map(\.area) == ["expo floor 1", "expo floor 2"])
+        #expect(fit.groups.map(\.nodes.count) == [5, 4])
+        #expect(fit.groups.map(\.links) == [20, 12], "no link across the floors, though the simulator's nodes hear each other")
+        for floor in fit.groups {
+            let fitted = floor.nodes.filter { calibration.applied[$0] != nil }
+            let gains = fitted.map { simulator.gain(of: $0) }
+            let mean = gains.reduce(0, +) / Double(gains.count)
+            let offsets = fitted.compactMap { fit.offsets[$0] }
+            let fittedMean = offsets.reduce(0, +) / Double(offsets.count)
+            for (offset, gain) in zip(offsets, gains) {
+                #expect(abs((offset - fittedMean) + (gain - mean)) < 1, "\(floor.area): fitted \(offset), gain \(gain)")
+            }
+        }
+    }
+
     /// The RSSI of alice's enter when `node` hears her tag at -60 dBm for six seconds from `second`.
     static func enterRSSI(_ pipeline: inout PresencePipeline, node: String, from second: Int64) throws -> Double {
         var events: [PresenceEvent] = []

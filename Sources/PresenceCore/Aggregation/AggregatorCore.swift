@@ -246,6 +246,9 @@ public struct AggregatorCore: Sendable {
         actions.append(.log(LogLine(.notice, "node offsets fitted from node beacons", [
             "offsets_db": offsets, "links": "\(fit.links)", "residual_db": "\((fit.residual * 10).rounded() / 10)",
             "path_loss_exponent": "\((fit.exponent * 100).rounded() / 100)",
+            "groups": fit.groups.map { group in
+                "\(group.area.isEmpty ? "-" : group.area): \(group.nodes.count) nodes, \(group.links) links, exponent \((group.exponent * 100).rounded() / 100), residual \((group.residual * 10).rounded() / 10) dB"
+            }.joined(separator: "; "),
         ])))
         actions.append(.storeCalibration(calibration.summary))
     }

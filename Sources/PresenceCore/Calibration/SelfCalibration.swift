@@ -38,13 +38,19 @@ public struct SelfCalibration: Sendable {
     public init(registry: Registry, start: Int64, seed: [String: Double] = [:]) {
         let nodes = registry.nodes.values.sorted { $0.key < $1.key }.compactMap { node -> NodeLinkCalibration.Node? in
             guard let x = node.x, let y = node.y else { return nil }
-            return NodeLinkCalibration.Node(key: node.key, x: x, y: y)
+            return NodeLinkCalibration.Node(key: node.key, x: x, y: y, area: Self.area(venue: node.venue, floor: node.floor))
         }
         calibration = NodeLinkCalibration(nodes: nodes)
         senders = IdentityTable(nodes.map { (NodeBeacon.identity(of: $0.key), $0.key) })
         pinned = Set(registry.nodes.values.filter(\.pinned).map(\.key))
         nextFit = TimeBounds.sum(start, Self.interval)
         applied = seed.filter { registry.nodes[$0.key].map { !$0.pinned } ?? false && $0.value.isFinite }
+    }
+
+    /// The area a node's coordinates are on, as the fit's groups name it: its venue, and its floor
+    /// when it has one (`hall`, `hall floor 2`).
+    static func area(venue: String?, floor: Int?) -> String {
+        [venue ?? "", floor.map { "floor \($0)" } ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
     }
 
     /// This calibration for a changed `registry` at `time`: the applied offsets of nodes still
