@@ -46,6 +46,31 @@ import Testing
         }
     }
 
+    /// Alice at a (a -60 dBm, b -80 dBm, every 500 ms) for 20 s; then the two swap for good. The
+    /// smoothed estimates cross some seconds after the swap; the move is dated by the quick
+    /// averages, within a second of it.
+    @Test func aMoveIsDatedToWhenTheQuickAveragesCrossedNotTheSmoothedOnes() throws {
+        var d = Drive()
+        let settings = d.engine.configuration.smoothing
+        var a: RSSISmoother?
+        var b: RSSISmoother?
+        var smoothedCrossing: Int64?
+        for t in stride(from: Int64(0), to: 40_000, by: 500) {
+            let swapped = t >= 20_000
+            let (ra, rb) = swapped ? (-80.0, -60.0) : (-60.0, -80.0)
+            d.hear("a", rssi: ra, at: t)
+            d.hear("b", rssi: rb, at: t + 1)
+            if a == nil { a = RSSISmoother(rssi: ra, at: t, settings: settings) } else { a?.update(rssi: ra, at: t, settings: settings) }
+            if b == nil { b = RSSISmoother(rssi: rb, at: t + 1, settings: settings) } else { b?.update(rssi: rb, at: t + 1, settings: settings) }
+            if smoothedCrossing == nil, let a, let b, b.value > a.value { smoothedCrossing = t + 1 }
+        }
+        let crossing = try #require(smoothedCrossing)
+        #expect(crossing >= 21_000, "the smoothed estimates cross late enough for the test to mean something: \(crossing)")
+        let move = try #require(d.events.first { $0.kind == .enter && $0.beacon == "b" }, "\(d.summary)")
+        #expect((20_000 ... 21_000).contains(move.at), "dated \(move.at), smoothed crossing \(crossing)")
+        #expect(d.events.first { $0.kind == .exit }?.at == move.at)
+    }
+
     /// Someone passes a for 2 s and then stays at b (each -60 dBm while near, -80 dBm otherwise).
     @Test(arguments: [(Int64(1_000), "a"), (3_000, "b")])
     func theEnterDwellIsHowLongABeaconMustStayNearestBeforeTheEnter(_ dwell: Int64, _ entered: String) {

@@ -19,6 +19,7 @@ extension PresenceEngine {
         if let existing = track.links.firstIndex(where: { $0.observed === observation.link })
             ?? track.links.firstIndex(where: { $0.observed.isSameStream(as: observation.link) }) {
             linkIndex = existing
+            track.links[existing].updateRecent(rssi: observation.rssi, at: observation.time)
             track.links[existing].smoother.update(rssi: observation.rssi, at: observation.time, settings: settings)
             track.links[existing].tx = observation.tx
             track.links[existing].txKnown = observation.txKnown
@@ -64,10 +65,13 @@ extension PresenceEngine {
     /// The nearest qualifying readings: overall, at the user's beacon, and elsewhere; for the
     /// beacon the user is at, held evidence counts too. Ties go to the smaller beacon key, then
     /// the smaller reading key, so the choice never depends on the order readings were stored in.
-    func nearest(_ track: UserTrack, at time: Int64) -> (overall: Score?, current: Score?, elsewhere: Score?) {
+    /// With them, the beacon of the same readings nearest by their quick averages (`recent`,
+    /// signal only, ties to the smaller beacon key), which dates a move.
+    func nearest(_ track: UserTrack, at time: Int64) -> (overall: Score?, current: Score?, elsewhere: Score?, recent: String?) {
         var overall: Score?
         var current: Score?
         var elsewhere: Score?
+        var recent: (beacon: String, pathLoss: Double)?
         let here = track.presence?.beacon
         forEachReading(track, here: here, at: time) { links, index, pathLoss in
             if nearer(pathLoss, index, than: overall, in: links) { overall = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index) }
@@ -76,8 +80,12 @@ extension PresenceEngine {
             } else if nearer(pathLoss, index, than: elsewhere, in: links) {
                 elsewhere = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index)
             }
+            let quick = links[index].tx - links[index].recent
+            if recent.map({ quick < $0.pathLoss || (quick == $0.pathLoss && links[index].beacon < $0.beacon) }) ?? true {
+                recent = (links[index].beacon, quick)
+            }
         }
-        return (overall, current, elsewhere)
+        return (overall, current, elsewhere, recent?.beacon)
     }
 
     /// Calls `body` with every reading that counts at `time` and its nearness (path loss, or the
@@ -133,6 +141,9 @@ extension PresenceEngine {
     /// switch dwell.
     func decide(_ track: inout UserTrack, at time: Int64, events: inout [PresenceEvent]) {
         let scores = nearest(track, at: time)
+        if scores.recent != track.recentLeader?.beacon {
+            track.recentLeader = scores.recent.map { Candidate(beacon: $0, since: time, sightings: 0) }
+        }
         if let presence = track.presence {
             let current = scores.current?.pathLoss ?? .infinity
             if let other = scores.elsewhere, other.pathLoss < current {
@@ -155,7 +166,9 @@ extension PresenceEngine {
             guard time - candidate.since >= candidate.dwell else { return }
             // The move is dated to when the other beacon became the nearer one (before the margin
             // and the dwell made it certain), as a timeout exit is dated to the last sighting.
-            let since = track.nearer?.beacon == challenger.beacon ? min(track.nearer?.since ?? candidate.since, candidate.since) : candidate.since
+            // The quick averages date it closer still, when they agree on the beacon.
+            var since = track.nearer?.beacon == challenger.beacon ? min(track.nearer?.since ?? candidate.since, candidate.since) : candidate.since
+            if let leader = track.recentLeader, leader.beacon == challenger.beacon { since = min(since, leader.since) }
             let at = max(since, presence.entered)
             events.append(exitEvent(presence, at: at, reason: .moved))
             enter(&track, challenger, at: at, events: &events)
