@@ -48,9 +48,10 @@ import Testing
 
     /// Alice at a (a -60 dBm, b -80 dBm, every 500 ms) for 20 s; then the two swap for good. The
     /// smoothed estimates cross some seconds after the swap; the move is dated by the quick
-    /// averages, within a second of it.
-    @Test func aMoveIsDatedToWhenTheQuickAveragesCrossedNotTheSmoothedOnes() throws {
-        var d = Drive()
+    /// averages, within a second of it, under either decision.
+    @Test(arguments: EngineConfiguration.Decision.allCases)
+    func aMoveIsDatedToWhenTheQuickAveragesCrossedNotTheSmoothedOnes(_ decision: EngineConfiguration.Decision) throws {
+        var d = Drive { $0.decision = decision }
         let settings = d.engine.configuration.smoothing
         var a: RSSISmoother?
         var b: RSSISmoother?

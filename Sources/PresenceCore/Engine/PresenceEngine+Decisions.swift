@@ -164,12 +164,7 @@ extension PresenceEngine {
                 return
             }
             guard time - candidate.since >= candidate.dwell else { return }
-            // The move is dated to when the other beacon became the nearer one (before the margin
-            // and the dwell made it certain), as a timeout exit is dated to the last sighting.
-            // The quick averages date it closer still, when they agree on the beacon.
-            var since = track.nearer?.beacon == challenger.beacon ? min(track.nearer?.since ?? candidate.since, candidate.since) : candidate.since
-            if let leader = track.recentLeader, leader.beacon == challenger.beacon { since = min(since, leader.since) }
-            let at = max(since, presence.entered)
+            let at = moveDate(track, to: challenger.beacon, leadingSince: candidate.since, from: presence)
             events.append(exitEvent(presence, at: at, reason: .moved))
             enter(&track, challenger, at: at, events: &events)
         } else {
@@ -188,6 +183,17 @@ extension PresenceEngine {
             // Dated to when the beacon became the nearest, as the move is.
             enter(&track, nearest, at: max(candidate.since, track.lastExit ?? .min), events: &events)
         }
+    }
+
+    /// The date of a move from `presence` to `beacon`, which has led by the move's rule since
+    /// `leadingSince`: when the beacon became the nearer one (before the margin and the dwell made
+    /// it certain), as a timeout exit is dated to the last sighting, by the smoothed readings or,
+    /// earlier, by the quick averages when they name it too; never before the stay it ends began.
+    func moveDate(_ track: UserTrack, to beacon: String, leadingSince: Int64, from presence: Presence) -> Int64 {
+        var since = leadingSince
+        if let nearer = track.nearer, nearer.beacon == beacon { since = min(since, nearer.since) }
+        if let leader = track.recentLeader, leader.beacon == beacon { since = min(since, leader.since) }
+        return max(since, presence.entered)
     }
 
     /// The beacon a present user would move to, and what the move needs: the nearest other

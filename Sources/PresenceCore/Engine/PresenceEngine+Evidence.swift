@@ -7,8 +7,8 @@ extension PresenceEngine {
     /// user's beacon (fresh or held readings; not heard at all counts as `evidenceCap` behind),
     /// at most `evidenceCap`, minus the margin. Evidence only grows while the lead is positive and
     /// shrinks while it is negative, never below zero; a case that falls to zero is dropped and
-    /// starts again from the moment its lead turns positive. The move is dated, as under the
-    /// `dwell` decision, to when the challenger became the nearer beacon.
+    /// starts again from the moment its lead turns positive. The move is dated as under the `dwell`
+    /// decision (`moveDate`).
     func weighEvidence(_ track: inout UserTrack, _ presence: Presence, at time: Int64, events: inout [PresenceEvent]) {
         let elapsed = Double(max(0, time - track.evidenceTime)) / 1000
         track.evidenceTime = time
@@ -23,8 +23,7 @@ extension PresenceEngine {
         let scores = beaconScores(track, here: presence.beacon, at: time)
         if let winner, let score = scores.first(where: { $0.beacon == track.evidence[winner].beacon }) {
             let evidence = track.evidence[winner]
-            let since = track.nearer?.beacon == evidence.beacon ? min(track.nearer?.since ?? evidence.since, evidence.since) : evidence.since
-            let at = max(since, presence.entered)
+            let at = moveDate(track, to: evidence.beacon, leadingSince: evidence.since, from: presence)
             events.append(exitEvent(presence, at: at, reason: .moved))
             enter(&track, score, at: at, events: &events)
             return
