@@ -26,6 +26,27 @@ import Testing
         }
     }
 
+    /// The eight-bytes-at-a-time scan stops at or before the first byte a string cannot hold
+    /// plainly, within the eight bytes before it, at every position and for every kind of byte.
+    @Test func thePlainASCIIScanNeverPassesASpecialByte() {
+        let specials: [UInt8] = [0x22, 0x5C, 0x00, 0x01, 0x1F, 0x80, 0xC3, 0xFF]
+        let plain: [UInt8] = [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x41, 0x30]
+        var random = RandomSource(seed: 3)
+        for length in 0 ..< 40 {
+            for special in [nil] + specials.map(Optional.some) {
+                for _ in 0 ..< 8 {
+                    var bytes = (0 ..< length).map { _ in plain[Int(random.uniform() * Double(plain.count)) % plain.count] }
+                    if let special, length > 0 { bytes[Int(random.uniform() * Double(length)) % length] = special }
+                    let first = bytes.firstIndex { specials.contains($0) } ?? length
+                    let end = bytes.withUnsafeBytes { JSONReader.plainASCIIEnd($0, from: 0) }
+                    #expect(end <= first && (first - end < 8 || end + 8 > length), "\(bytes): \(end), first special at \(first)")
+                }
+            }
+        }
+        let text = try? read(#""ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:1""#) { (r: inout JSONReader) throws(JSONReader.Failure) in try r.readStringSpan() }
+        #expect(text == .bytes(1 ..< 49))
+    }
+
     @Test func refusesInvalidUTF8() {
         let bytes: [UInt8] = [0x22, 0xFF, 0xFE, 0x22]
         #expect(throws: JSONReader.Failure.self) {
@@ -41,7 +62,8 @@ import Testing
         #expect(try read(text) { (r: inout JSONReader) throws(JSONReader.Failure) in try r.readInteger() } == expected)
     }
 
-    @Test(arguments: ["1.5", "-3e2", "9223372036854775808", "1E+2"])
+    @Test(arguments: ["1.5", "-3e2", "9223372036854775808", "1E+2", "-9223372036854775809", "9999999999999999999",
+                      "18446744073709551616", "-99999999999999999999999", "184467440737095516150"])
     func nonIntegersReadAsNilButAreConsumed(_ text: String) throws {
         #expect(try read(text) { (r: inout JSONReader) throws(JSONReader.Failure) in try r.readInteger() } == nil)
     }

@@ -140,7 +140,7 @@ public struct JSONReader {
         skipWhitespace()
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw fail("expected a string") }
         let start = position + 1
-        var index = start
+        var index = Self.plainASCIIEnd(bytes, from: start)
         var ascii = true
         while index < bytes.count {
             let byte = bytes[index]
@@ -158,6 +158,26 @@ public struct JSONReader {
             index += 1
         }
         return .text(try readString())
+    }
+
+    /// The end of the run of plain ASCII string bytes from `start` (none of `"`, `\`, a control
+    /// character or a byte of 0x80 or more), found eight bytes at a time; it may stop short of the
+    /// run's end (the caller reads on byte by byte), never beyond it.
+    static func plainASCIIEnd(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var index = start
+        while index + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let quotes = word ^ (ones &* 0x22)
+            let backslashes = word ^ (ones &* 0x5C)
+            // A byte is zero in `quotes` or `backslashes`, below 0x20, or 0x80 or more: the
+            // classic has-zero and has-less tests, exact for any byte when no byte has its top bit.
+            let special = ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | ((word &- ones &* 0x20) & ~word) | word
+            if special & highs != 0 { return index }
+            index += 8
+        }
+        return index
     }
 
     /// Reads a string, undoing escapes; invalid UTF-8 is refused.
@@ -270,22 +290,29 @@ public struct JSONReader {
             negative = true
             position += 1
         }
+        let first = position
         var magnitude: UInt64 = 0
-        var digits = 0
-        var overflow = false
-        while position < bytes.count, bytes[position] >= UInt8(ascii: "0"), bytes[position] <= UInt8(ascii: "9") {
-            let (times, o1) = magnitude.multipliedReportingOverflow(by: 10)
-            let (plus, o2) = times.addingReportingOverflow(UInt64(bytes[position] - UInt8(ascii: "0")))
-            overflow = overflow || o1 || o2
-            magnitude = plus
-            digits += 1
+        while position < bytes.count, case let digit = bytes[position] &- UInt8(ascii: "0"), digit < 10 {
+            magnitude = magnitude &* 10 &+ UInt64(digit)
             position += 1
+        }
+        let digits = position - first
+        // Up to 19 digits cannot overflow 64 bits; a longer number is added up again, checked.
+        var overflow = false
+        if digits >= 20 {
+            magnitude = 0
+            for index in first ..< position {
+                let (times, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (plus, o2) = times.addingReportingOverflow(UInt64(bytes[index] &- UInt8(ascii: "0")))
+                overflow = overflow || o1 || o2
+                magnitude = plus
+            }
         }
         guard digits > 0 else { throw Failure(offset: start, reason: "expected a number") }
         if digits > 1, bytes[start + (negative ? 1 : 0)] == UInt8(ascii: "0") {
             throw Failure(offset: start, reason: "leading zero in a number")
         }
-        if position < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[position]) {
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") || bytes[position] | 0x20 == UInt8(ascii: "e") {
             position = start
             _ = try readDouble()
             return nil
