@@ -85,9 +85,6 @@ struct Link: Sendable {
         }
     }
     var smoother: RSSISmoother
-    /// A quick average of the RSSI (`recentTimeConstant`), used only to date a move: it crosses
-    /// when the person passes, a second or two before the smoothed estimate does.
-    var recent: Double
     var tx: Double
     var txKnown: Bool
     /// The beacon and radius of `observed`, kept here because every decision reads them for every
@@ -98,7 +95,6 @@ struct Link: Sendable {
     init(observed: ObservedLink, smoother: RSSISmoother, tx: Double, txKnown: Bool) {
         self.observed = observed
         self.smoother = smoother
-        recent = smoother.value
         self.tx = tx
         self.txKnown = txKnown
         beacon = observed.beacon
@@ -113,17 +109,6 @@ struct Link: Sendable {
 
     /// tx - smoothed RSSI: the larger, the further.
     var pathLoss: Double { tx - smoother.value }
-
-    /// The time constant of `recent`, ms: the lag of the 2 s window mean that plain
-    /// strongest-RSSI decides on.
-    static let recentTimeConstant = 1_000.0
-
-    /// Takes a reading into `recent`, before the smoother takes it (its last time is the previous
-    /// reading's).
-    mutating func updateRecent(rssi: Double, at time: Int64) {
-        let elapsed = Double(max(0, TimeBounds.difference(time, smoother.lastTime)))
-        recent += elapsed / (Self.recentTimeConstant + elapsed) * (rssi - recent)
-    }
 }
 
 /// The best reading of one beacon.
@@ -162,9 +147,9 @@ struct UserTrack: Sendable {
     var candidate: Candidate?
     /// Since when another beacon has been nearer than the current one, margin or not.
     var nearer: Candidate?
-    /// The beacon nearest by the links' `recent` averages, and since when: a move is dated no
-    /// later than when its beacon took this lead.
-    var recentLeader: Candidate?
+    /// The beacon nearest by the links' quick averages (`RSSISmoother.quick`), and since when: a
+    /// move is dated no later than when its beacon took this lead.
+    var quickLeader: Candidate?
     /// The challengers' evidence (the `evidence` decision), and when it was last added up.
     var evidence: [Evidence] = []
     var evidenceTime: Int64 = 0

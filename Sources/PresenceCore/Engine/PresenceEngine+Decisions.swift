@@ -19,7 +19,6 @@ extension PresenceEngine {
         if let existing = track.links.firstIndex(where: { $0.observed === observation.link })
             ?? track.links.firstIndex(where: { $0.observed.isSameStream(as: observation.link) }) {
             linkIndex = existing
-            track.links[existing].updateRecent(rssi: observation.rssi, at: observation.time)
             track.links[existing].smoother.update(rssi: observation.rssi, at: observation.time, settings: settings)
             track.links[existing].tx = observation.tx
             track.links[existing].txKnown = observation.txKnown
@@ -65,13 +64,13 @@ extension PresenceEngine {
     /// The nearest qualifying readings: overall, at the user's beacon, and elsewhere; for the
     /// beacon the user is at, held evidence counts too. Ties go to the smaller beacon key, then
     /// the smaller reading key, so the choice never depends on the order readings were stored in.
-    /// With them, the beacon of the same readings nearest by their quick averages (`recent`,
-    /// signal only, ties to the smaller beacon key), which dates a move.
-    func nearest(_ track: UserTrack, at time: Int64) -> (overall: Score?, current: Score?, elsewhere: Score?, recent: String?) {
+    /// With them, the beacon of the same readings nearest by their quick averages
+    /// (`RSSISmoother.quick`, signal only, ties to the smaller beacon key), which dates a move.
+    func nearest(_ track: UserTrack, at time: Int64) -> (overall: Score?, current: Score?, elsewhere: Score?, quick: String?) {
         var overall: Score?
         var current: Score?
         var elsewhere: Score?
-        var recent: (beacon: String, pathLoss: Double)?
+        var quickest: (beacon: String, pathLoss: Double)?
         let here = track.presence?.beacon
         forEachReading(track, here: here, at: time) { links, index, pathLoss in
             if nearer(pathLoss, index, than: overall, in: links) { overall = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index) }
@@ -80,12 +79,12 @@ extension PresenceEngine {
             } else if nearer(pathLoss, index, than: elsewhere, in: links) {
                 elsewhere = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index)
             }
-            let quick = links[index].tx - links[index].recent
-            if recent.map({ quick < $0.pathLoss || (quick == $0.pathLoss && links[index].beacon < $0.beacon) }) ?? true {
-                recent = (links[index].beacon, quick)
+            let quick = links[index].tx - links[index].smoother.quick
+            if quickest.map({ quick < $0.pathLoss || (quick == $0.pathLoss && links[index].beacon < $0.beacon) }) ?? true {
+                quickest = (links[index].beacon, quick)
             }
         }
-        return (overall, current, elsewhere, recent?.beacon)
+        return (overall, current, elsewhere, quickest?.beacon)
     }
 
     /// Calls `body` with every reading that counts at `time` and its nearness (path loss, or the
@@ -141,8 +140,8 @@ extension PresenceEngine {
     /// switch dwell.
     func decide(_ track: inout UserTrack, at time: Int64, events: inout [PresenceEvent]) {
         let scores = nearest(track, at: time)
-        if scores.recent != track.recentLeader?.beacon {
-            track.recentLeader = scores.recent.map { Candidate(beacon: $0, since: time, sightings: 0) }
+        if scores.quick != track.quickLeader?.beacon {
+            track.quickLeader = scores.quick.map { Candidate(beacon: $0, since: time, sightings: 0) }
         }
         if let presence = track.presence {
             let current = scores.current?.pathLoss ?? .infinity
@@ -192,7 +191,7 @@ extension PresenceEngine {
     func moveDate(_ track: UserTrack, to beacon: String, leadingSince: Int64, from presence: Presence) -> Int64 {
         var since = leadingSince
         if let nearer = track.nearer, nearer.beacon == beacon { since = min(since, nearer.since) }
-        if let leader = track.recentLeader, leader.beacon == beacon { since = min(since, leader.since) }
+        if let leader = track.quickLeader, leader.beacon == beacon { since = min(since, leader.since) }
         return max(since, presence.entered)
     }
 

@@ -35,10 +35,18 @@ public struct SmoothingSettings: Sendable, Equatable {
     public init() {}
 }
 
-/// The smoothed RSSI of one (device, node) stream, with how sure it is.
+/// The smoothed RSSI of one (device, node) stream, with how sure it is, and a quick average of
+/// the same readings beside it.
 public struct RSSISmoother: Sendable, Equatable {
     /// The estimate, dBm.
     public private(set) var value: Double
+    /// An exponential average with a time constant of `quickTimeConstant`, whatever the method,
+    /// dBm: it crosses when a person passes, a second or two before `value` does, and only dates
+    /// what `value` decides.
+    public private(set) var quick: Double
+    /// The time constant of `quick`, ms: the lag of the 2 s window mean that plain
+    /// strongest-RSSI decides on.
+    public static let quickTimeConstant = 1_000.0
     /// Its variance, dB² (Kalman); for the other methods, the measurement noise.
     public private(set) var variance: Double
     public private(set) var lastTime: Int64
@@ -53,6 +61,7 @@ public struct RSSISmoother: Sendable, Equatable {
     /// Starts from a first reading.
     public init(rssi: Double, at time: Int64, settings: SmoothingSettings) {
         value = rssi
+        quick = rssi
         variance = settings.measurementNoise
         lastTime = time
         count = 1
@@ -62,6 +71,7 @@ public struct RSSISmoother: Sendable, Equatable {
     /// Adds a reading taken at `time` (not before the last one).
     public mutating func update(rssi: Double, at time: Int64, settings: SmoothingSettings) {
         let elapsed = Double(max(0, time - lastTime))
+        quick += elapsed / (Self.quickTimeConstant + elapsed) * (rssi - quick)
         switch settings.method {
         case .exponential:
             let weight = settings.timeConstant <= 0 ? 1 : 1 - exp(-elapsed / Double(settings.timeConstant))
