@@ -127,6 +127,14 @@ extension EndToEndTests {
                     hostile.append(MQTTMessage(topic: h.topics.sightings(node: "node-b"), payload: Array(text.utf8), qos: 1))
                 }
             }
+            // Numbers too long for 64 bits, and identities with escapes, UTF-8 and a raw control
+            // character, which the reader scans a word at a time.
+            let sent = nowMilliseconds()
+            for sighting in [#"{"ts":9999999999999999999999999,"id":"\#(bobTag)","rssi":-50}"#, #"{"ts":\#(sent),"id":"\#(bobTag)","rssi":-100000000000000000000}"#,
+                             #"{"ts":\#(sent),"id":"ibeacon:\"quoted\\ \u00e9 é","rssi":-50}"#, "{\"ts\":\(sent),\"id\":\"ibeacon:\u{01}ctl\",\"rssi\":-50}"] {
+                let text = #"{"v":1,"node":"node-b","seq":1,"sent":\#(sent),"sightings":[\#(sighting)]}"#
+                hostile.append(MQTTMessage(topic: h.topics.sightings(node: "node-b"), payload: Array(text.utf8), qos: 1))
+            }
             try await Self.flood(publisher, hostile)
 
             // Thousands of invented nodes, with long names, on every node topic.
