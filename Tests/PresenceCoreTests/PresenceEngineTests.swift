@@ -16,6 +16,28 @@ import Testing
         #expect(d.summary == ["enter a @1000", "exit a timeout @4000"], "the new radius applies: later sightings do not qualify")
     }
 
+    @Test func aLinkSeenAgainAfterItsUsersSlotWentToAnotherUserFindsItsOwnUser() {
+        var d = Drive()
+        let alice = ObservedLink(user: "alice", device: "tag-1", beacon: "a", venue: "expo", node: "node-a")
+        let bob = ObservedLink(user: "bob", device: "tag-2", beacon: "b", venue: "expo", node: "node-b")
+        for t in stride(from: Int64(0), through: 3_000, by: 1_000) {
+            d.hear(alice, rssi: -60, at: t)
+        }
+        d.tick(to: 60_000)
+        #expect(d.engine.tracks.count == 1 && d.engine.tracks[0].isFree, "alice went idle and freed her slot")
+        for t in stride(from: Int64(61_000), through: 64_000, by: 1_000) {
+            d.hear(bob, rssi: -60, at: t)
+        }
+        #expect(d.engine.tracks.count == 1, "bob took the slot alice's link was last found in")
+        for t in stride(from: Int64(65_000), through: 68_000, by: 1_000) {
+            d.hear(alice, rssi: -60, at: t)
+        }
+        #expect(d.events.map { "\($0.user) \($0.kind.rawValue) \($0.beacon) @\($0.at)" } == [
+            "alice enter a @0", "alice exit a @3000", "bob enter b @61000", "alice enter a @65000",
+        ])
+        #expect(d.engine.presence(of: "bob")?.beacon == "b" && d.engine.presence(of: "alice")?.beacon == "a")
+    }
+
     @Test func anExitIsNeverDatedBeforeItsEnter() {
         var d = Drive {
             $0.smoothing.method = .exponential

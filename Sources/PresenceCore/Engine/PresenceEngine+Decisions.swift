@@ -11,7 +11,7 @@ extension PresenceEngine {
     /// at the end of the `advance` (a timeout that fell due before it is decided first).
     mutating func apply(_ observation: Observation, events: inout [PresenceEvent]) {
         statistics.observations += 1
-        let index = trackIndex(for: observation.user)
+        let index = trackIndex(for: observation.link)
         var track = takeTrack(index)
         expireIfDue(&track, at: observation.time, events: &events)
         let settings = configuration.smoothing

@@ -22,6 +22,8 @@ public struct PresenceEngine: Sendable {
     /// went idle is free (an empty user key) until a new user takes it.
     var tracks: [UserTrack] = []
     var trackIndex: [String: Int] = [:]
+    /// Which slot each registry link's user was last found in, checked before `trackIndex`.
+    var slotCache = TrackSlotCache()
     var freeSlots: [Int] = []
     /// When each track next needs a look because time passes.
     var deadlines = DeadlineQueue()
@@ -161,6 +163,14 @@ public struct PresenceEngine: Sendable {
     /// coordinates; nil when none has.
     public func position(of user: String) -> Position? {
         trackIndex[user].flatMap { estimatedPosition(tracks[$0], at: now, requireAll: false) }
+    }
+
+    /// The track of the user `link` belongs to, created when first needed.
+    mutating func trackIndex(for link: ObservedLink) -> Int {
+        if let slot = slotCache.slot(for: link), tracks[slot].user == link.user { return slot }
+        let index = trackIndex(for: link.user)
+        slotCache.remember(link, slot: index)
+        return index
     }
 
     /// The track of `user`, created when first needed.
