@@ -7,7 +7,7 @@ enum AccuracyCatalogue {
                           note: "TETAM, 5 camera-annotated tracks: 12 sensors, each a node anchored to its own beacon; truth = sensor nearest the camera position in 3D",
                           dataset: "tetam") { try TETAMDataset.runs(directory: data, grouping: .sensors, calibrated: false) },
             BenchScenario(name: "tetam sensors calibrated",
-                          note: "the same, each node with the RSSI offset that evens out the receivers (fitted in-sample from the camera positions, path-loss exponent 2)",
+                          note: "the same, each node with the RSSI offset that evens out the receivers (fitted from the camera positions of the tuning part's tracks only, path-loss exponent 2)",
                           dataset: "tetam") { try TETAMDataset.runs(directory: data, grouping: .sensors, calibrated: true) },
             BenchScenario(name: "tetam zones",
                           note: "TETAM, the same tracks: the sensors' four groups (sensor1x … 4x) as four beacons with three nodes each; truth = group of the nearest sensor",

@@ -17,8 +17,9 @@ import PresenceCore
 /// With `calibrated`, each node gets the RSSI offset an operator's calibration walk would give it:
 /// the offset that evens out the sensors' mean of rssi + 20·log10(distance) over all tracks
 /// (path-loss exponent 2). The receivers differ by several dB (the Raspberry Pi radios read about
-/// 4.5 dB below the dongles, sensor41 about 4 dB above the other dongles); calibrating in-sample
-/// from the camera positions is the best case of what an operator could do.
+/// 4.5 dB below the dongles, sensor41 about 4 dB above the other dongles). The offsets are fitted
+/// on the tuning part's tracks only (the even-numbered ones), as a walk on another day would fit
+/// them, so the held-out tracks are scored with offsets they did not give.
 enum TETAMDataset {
     /// What the sensors' nodes are anchored to.
     enum Grouping {
@@ -65,7 +66,8 @@ enum TETAMDataset {
             tracks.append((String(name.dropLast("_all_sensors.mbd".count)), try readTrack("\(folder)/trk/\(name)", sensors: sensors)))
         }
         guard !tracks.isEmpty else { throw DatasetError("\(folder)/trk: no *_all_sensors.mbd track") }
-        let offsets = calibrated ? calibration(tracks.flatMap(\.lines)) : [:]
+        let tuningTracks = tracks.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        let offsets = calibrated ? calibration(tuningTracks.flatMap(\.lines)) : [:]
         return tracks.map { run($0.lines, name: $0.name, sensors: sensors, grouping: grouping, offsets: offsets) }
     }
 
