@@ -53,16 +53,19 @@ def score(settings, part, full, only):
     for key, value in settings:
         command += ["--set", f"{key}={value}"]
     output = subprocess.run(command, capture_output=True, text=True).stdout
-    rows, scenario = {}, None
+    rows, scenario, column = {}, None, {}
     for line in output.splitlines():
-        if not line.startswith("| ") or line.startswith("| scenario"):
+        if not line.startswith("| "):
             continue
         cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if cells[0] == "scenario":
+            column = {name: index for index, name in enumerate(cells)}
+            continue
         scenario = cells[0] or scenario
-        hist, live = (cells[2].split("/") + ["–"])[:2]
+        hist, live = (cells[column["acc % hist/live"]].split("/") + ["–"])[:2]
         rows.setdefault(scenario, {})[cells[1]] = {
-            "hist": number(hist), "live": number(live), "ratio": number(cells[5]),
-            "flaps": number(cells[6]), "enter": number(cells[7].split("/")[0]),
+            "hist": number(hist), "live": number(live), "ratio": number(cells[column["×true"]]),
+            "flaps": number(cells[column["flaps/dev·h"]]), "enter": number(cells[column["enter p50/p90 s"]].split("/")[0]),
         }
     return rows
 

@@ -45,6 +45,8 @@ enum AccuracyBenchmark {
                 let runs = options.runs(try scenario.build(), of: scenario)
                 for (method, tally) in zip(methods, ScenarioEvaluation.tallies(methods, on: runs)) {
                     rows.append(ResultRow(scenario: scenario.name, method: method.name, tally: tally))
+                    failures += SelfCheck.lostTimeFailures(tally, scenario: scenario.name, method: method.name)
+                    checks += 1
                     if method is TruthReplay {
                         failures += SelfCheck.truthFailures(tally, scenario: scenario.name)
                         checks += 1
@@ -80,7 +82,7 @@ enum AccuracyBenchmark {
         report.list("Datasets (as their SOURCE.txt states)", sources.map { "\($0.folder): " + $0.lines.joined(separator: "; ") })
         report.list("Legend", Legend.lines)
         report.list("Self-checks", failures.isEmpty
-                    ? ["\(checks) passed: metric arithmetic on hand-made timelines, baselines on a clean two-beacon walk, and the truth scored against itself in every scenario"]
+                    ? ["\(checks) passed: metric arithmetic on hand-made timelines, baselines on a clean two-beacon walk, the truth scored against itself in every scenario, and every row's lost time adding up"]
                     : failures)
         report.line("ran in \(seconds(clock.now - began)) s, the methods of each scenario side by side on \(ProcessInfo.processInfo.activeProcessorCount) cores")
         if !failures.isEmpty || skipped > 0 { exit(1) }

@@ -12,6 +12,7 @@ enum SelfCheck {
             ("an A→B→A→B flapper", flapper),
             ("a stay held into a walk", heldIntoWalk),
             ("a method that never moves", neverMoves),
+            ("a method that leaves each stay early", leavesEarly),
             ("baselines on a clean two-beacon walk", baselinesOnCleanWalk),
         ]
         var failures: [String] = []
@@ -29,8 +30,16 @@ enum SelfCheck {
         if tally.transitions != tally.trueTransitions { failures.append("\(tally.transitions) transitions for \(tally.trueTransitions)") }
         if !(tally.enterLatencies + tally.exitLatencies).allSatisfy({ $0 == 0 }) { failures.append("latencies not all 0") }
         if tally.missedEnters + tally.missedExits + tally.spurious != 0 { failures.append("missed or spurious enters") }
+        if tally.lost != LostTime() { failures.append("lost time \(tally.lost)") }
         if tally.enterLatencies.count != tally.dwells || tally.exitLatencies.count != tally.exits { failures.append("stays not all measured") }
         return failures.map { "truth scored against itself in \(scenario): \($0)" }
+    }
+
+    /// The lost time's four parts must add up to the present time the history does not name right.
+    static func lostTimeFailures(_ tally: Tally, scenario: String, method: String) -> [String] {
+        guard tally.lost.total != tally.presentTime - tally.rightTime else { return [] }
+        return ["\(method) in \(scenario): lost time \(tally.lost) adds up to \(tally.lost.total) ms, not the "
+                + "\(tally.presentTime - tally.rightTime) ms of present time named wrong"]
     }
 
     // MARK: Metric arithmetic
@@ -51,6 +60,7 @@ enum SelfCheck {
                              dwells: 2, exits: 1)
         expected.enterLatencies = [2_000, 2_000]
         expected.exitLatencies = [2_000]
+        expected.lost.late = 4_000
         return compare(tally, expected)
     }
 
@@ -60,6 +70,7 @@ enum SelfCheck {
                              dwells: 2, exits: 1, spurious: 2)
         expected.enterLatencies = [0, 0]
         expected.exitLatencies = [0]
+        expected.lost.gaps = 10_000
         return compare(tally, expected)
     }
 
@@ -71,6 +82,7 @@ enum SelfCheck {
                              deviceTime: 100_000, dwells: 2, exits: 1)
         expected.enterLatencies = [0, 1_000]
         expected.exitLatencies = [5_000]
+        expected.lost.late = 1_000
         return compare(tally, expected)
     }
 
@@ -81,6 +93,18 @@ enum SelfCheck {
         var expected = Tally(presentTime: 90_000, rightTime: 30_000, liveRightTime: 30_000, absentTime: 10_000, falseTime: 10_000, liveFalseTime: 10_000, transitions: 1, trueTransitions: 2,
                              deviceTime: 100_000, dwells: 2, exits: 1, missedEnters: 1, missedExits: 1)
         expected.enterLatencies = [0]
+        expected.lost.missed = 60_000
+        return compare(tally, expected)
+    }
+
+    /// The method leaves a 10 s before b begins and b 10 s before the recording ends.
+    private static func leavesEarly() -> [String] {
+        let tally = score(twoStays(), method: [(0, "a"), (50_000, nil), (60_000, "b"), (110_000, nil)], end: 120_000)
+        var expected = Tally(presentTime: 120_000, rightTime: 100_000, liveRightTime: 100_000, transitions: 2, trueTransitions: 2, deviceTime: 120_000,
+                             dwells: 2, exits: 1)
+        expected.enterLatencies = [0, 0]
+        expected.exitLatencies = [-10_000]
+        expected.lost.early = 20_000
         return compare(tally, expected)
     }
 

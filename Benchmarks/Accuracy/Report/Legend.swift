@@ -3,6 +3,7 @@ enum Legend {
     static let lines = [
         "Every method consumes the same observations (time, device, node, beacon, rssi, tx), matched from sightings by the registry as the aggregator does.",
         "acc % hist/live: time the method names the true beacon / time the truth names a beacon (simulator: dwell time only), to the ms, on the history and on the live timeline.",
+        "lost % missed/late/early/gaps: the present time the history does not name the true beacon, as % of the present time, by where in its true stay it falls: stays never named at all, before the first moment a stay is named, after the last, and between (another beacon or nowhere); the four add up to 100 − acc hist.",
         "false % hist/live: time the method names any beacon / time the truth says nowhere (walking, away); – where the truth is never nowhere.",
         "history: sessions as the sessions table holds them, every method dated by the engine's rule: an enter or move to when its beacon began to lead (engine: event `at`; baselines: when the rule's own figure first put that beacon first, before margin, hold or votes), an exit for silence to the last sighting. live: when a subscriber learns of a change (engine: its tick, 1 s watermark after `at`, a timeout exit only when the timeout runs out; baselines: the tick they decide).",
         "trans made/true: enters on the live timeline (from nowhere or a move) / the truth's enters; ×true = their ratio.",

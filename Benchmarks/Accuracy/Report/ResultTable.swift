@@ -10,7 +10,7 @@ struct ResultRow: Sendable {
 /// The report's table, as aligned plain text or as Markdown; the scenario is named on its first
 /// row only.
 struct ResultTable {
-    static let headers = ["scenario", "method", "acc % hist/live", "false % hist/live", "trans made/true", "×true", "flaps/dev·h",
+    static let headers = ["scenario", "method", "acc % hist/live", "lost % missed/late/early/gaps", "false % hist/live", "trans made/true", "×true", "flaps/dev·h",
                           "enter p50/p90 s", "exit p50/p90 s", "stays", "missed in/out", "spurious (walking)", "dev·h"]
 
     var rows: [ResultRow]
@@ -24,6 +24,7 @@ struct ResultTable {
                 row.scenario == previous ? "" : row.scenario,
                 row.method,
                 Self.pair(tally.accuracy.map { $0 * 100 }, tally.liveAccuracy.map { $0 * 100 }),
+                Self.lostShares(tally),
                 Self.pair(tally.falsePresence.map { $0 * 100 }, tally.liveFalsePresence.map { $0 * 100 }),
                 "\(tally.transitions)/\(tally.trueTransitions)",
                 Self.format(tally.trueTransitions > 0 ? Double(tally.transitions) / Double(tally.trueTransitions) : nil, decimals: 1),
@@ -61,6 +62,15 @@ struct ResultTable {
                      "|" + Self.headers.indices.map { $0 < 2 ? "---|" : "---:|" }.joined()]
         for cells in cells() { lines.append("| " + cells.joined(separator: " | ") + " |") }
         return lines.joined(separator: "\n")
+    }
+
+    /// The lost time's parts as percentages of the present time, "–" when nothing was present.
+    static func lostShares(_ tally: Tally) -> String {
+        guard tally.presentTime > 0 else { return "–" }
+        let lost = tally.lost
+        return [lost.missed, lost.late, lost.early, lost.gaps]
+            .map { format(Double($0) * 100 / Double(tally.presentTime), decimals: 1) }
+            .joined(separator: "/")
     }
 
     /// `value` with `decimals` digits after the point ("–" when there is none); never "-0.0".

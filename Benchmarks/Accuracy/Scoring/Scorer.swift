@@ -24,6 +24,7 @@ enum Scorer {
         tally.falseTime = historyShares.claimed
         tally.liveRightTime = liveShares.right
         tally.liveFalseTime = liveShares.claimed
+        tally.lost = lost(truthSegments, history.segments(from: start, to: end))
         tally.trueTransitions = truth.changes.count { $0.time >= start && $0.time < end && $0.value.beacon != nil }
         let enters = live.changes.filter { $0.time >= start && $0.time < end && $0.value != nil }
         tally.transitions = enters.count
@@ -59,6 +60,37 @@ enum Scorer {
             if truth[i].end <= method[j].end { i += 1 } else { j += 1 }
         }
         return tally
+    }
+
+    /// The present time `method` does not name the true beacon, stay by stay: a stay it never
+    /// names is missed whole; otherwise what precedes its first moment there is late, what
+    /// follows its last is early, and the rest is gaps. Both timelines are in time order.
+    private static func lost(_ truth: [StepTimeline<TruthState>.Segment], _ method: [StepTimeline<String?>.Segment]) -> LostTime {
+        var lost = LostTime()
+        var next = 0
+        for stay in truth {
+            guard let beacon = stay.value.beacon else { continue }
+            while next < method.count, method[next].end <= stay.start { next += 1 }
+            var first: Int64?
+            var last: Int64 = 0
+            var right: Int64 = 0
+            for segment in method[next...] {
+                guard segment.start < stay.end else { break }
+                guard segment.value == beacon else { continue }
+                let from = max(segment.start, stay.start)
+                last = min(segment.end, stay.end)
+                first = first ?? from
+                right += last - from
+            }
+            guard let first else {
+                lost.missed += stay.end - stay.start
+                continue
+            }
+            lost.late += first - stay.start
+            lost.early += stay.end - last
+            lost.gaps += last - first - right
+        }
+        return lost
     }
 
     /// A→B→A returns within `flapWindow`; a stay interrupted by nowhere (A→nowhere→A) is one stay.

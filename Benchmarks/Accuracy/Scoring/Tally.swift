@@ -28,6 +28,9 @@ struct Tally: Sendable, Equatable {
     /// while the truth says nowhere (a booth passed on the way to another).
     var spurious = 0
     var spuriousWhileAbsent = 0
+    /// Present time the history does not name the true beacon, by where in its true stay it falls:
+    /// stays never named at all, before the first moment one is named, after the last, and between.
+    var lost = LostTime()
 
     var accuracy: Double? { presentTime > 0 ? Double(rightTime) / Double(presentTime) : nil }
     var liveAccuracy: Double? { presentTime > 0 ? Double(liveRightTime) / Double(presentTime) : nil }
@@ -54,6 +57,25 @@ struct Tally: Sendable, Equatable {
         missedExits += other.missedExits
         spurious += other.spurious
         spuriousWhileAbsent += other.spuriousWhileAbsent
+        lost.merge(other.lost)
+    }
+}
+
+/// Where in the true stays the present time a method loses falls (ms); the four add up to the
+/// present time minus the right time on the history timeline.
+struct LostTime: Sendable, Equatable {
+    var missed: Int64 = 0
+    var late: Int64 = 0
+    var early: Int64 = 0
+    var gaps: Int64 = 0
+
+    var total: Int64 { missed + late + early + gaps }
+
+    mutating func merge(_ other: LostTime) {
+        missed += other.missed
+        late += other.late
+        early += other.early
+        gaps += other.gaps
     }
 }
 
