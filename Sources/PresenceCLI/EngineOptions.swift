@@ -16,7 +16,7 @@ public struct EngineOptions: ParsableArguments {
     @Option(help: "How much nearer (dB) another beacon must be to win a move.")
     public var switchMargin = 4.0
 
-    @Option(help: "How long another beacon must stay clearly nearer before a move (--decide dwell).")
+    @Option(help: "How long the user's beacon must stay beaten by the margin, by whichever beacon is nearest, before a move to the nearest (--decide dwell).")
     public var switchDwell = "3s"
 
     @Option(help: "The lead beyond the margin, summed over time (dB·s), that wins a move (--decide evidence).")

@@ -143,6 +143,18 @@ import Testing
         #expect(walk.enter(at: "c") == nil)
     }
 
+    @Test func aJumpWaitsItsWholeDwellFromWhenItTookOverFromANeighbour() throws {
+        // b (next to a) beats a by 6 dB from 10 s; from 12.5 s c (not next to a) beats it by 12,
+        // past the jump's 10: the wait b began does not count for the jump, which needs 6 s of its own.
+        var walk = Walk(["b": .init(neighbours: ["a", "c"])])
+        walk.hear(from: 0, to: 10_000, ["a": -60, "b": -80, "c": -80])
+        walk.hear(from: 10_000, to: 12_500, ["a": -70, "b": -64, "c": -80])
+        walk.hear(from: 12_500, to: 30_000, ["a": -70, "b": -64, "c": -58])
+        let jump = try #require(walk.enter(at: "c"))
+        #expect(jump.known >= 18_500 && jump.known < 19_500, "known at \(jump.known)")
+        #expect(walk.enter(at: "b") == nil)
+    }
+
     @Test func theEvidenceDecisionFollowsTheMovesMarginAndScalesItsEvidenceByTheDwell() throws {
         let row: [String: PlacePolicies.Policy] = ["b": .init(neighbours: ["a", "c"])]
         #expect(Self.move(from: "a", to: "c", lead: 8, places: row, decision: .evidence).enter(at: "c") == nil)

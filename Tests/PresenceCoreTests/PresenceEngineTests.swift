@@ -106,6 +106,49 @@ import Testing
         #expect(exit.dwell == Double(exit.at) / 1000)
     }
 
+    @Test func aClearMoveIsReportedWithinSixSecondsWhenTwoBeaconsTakeTurnsBeingNearest() {
+        var d = Drive()
+        for t in stride(from: Int64(0), to: 10_000, by: 500) {
+            d.hear("a", rssi: -60, at: t)
+        }
+        // From 10 s on, b and c are both 8 dB or more nearer than a; c drifts ±2 dB around b
+        // every second, so the nearest other beacon keeps changing.
+        for (step, t) in stride(from: Int64(10_000), to: 40_000, by: 500).enumerated() {
+            d.hear("a", rssi: -70, at: t)
+            d.hear("b", rssi: -60, at: t + 1)
+            d.hear("c", rssi: step / 2 % 2 == 0 ? -58 : -62, at: t + 2)
+        }
+        #expect(d.events.count == 3)
+        guard d.events.count == 3 else { return }
+        let exit = d.events[1], enter = d.events[2]
+        #expect(exit.kind == .exit && exit.beacon == "a" && exit.reason == .moved)
+        #expect(enter.kind == .enter && ["b", "c"].contains(enter.beacon) && enter.at == exit.at)
+        #expect(d.decidedAt[1] - 10_000 <= 6_000, "move published \(d.decidedAt[1] - 10_000) ms after it happened")
+    }
+
+    @Test(arguments: [2.0, 4.0, 6.0])
+    func someoneWhoStopsBetweenTwoBeaconsLeavesTheFarOneWithinSixSeconds(noise: Double) {
+        // b and c are equally near (15 dB nearer than a), each reading with `noise` dB of spread:
+        // which of them is nearest keeps changing, and neither may hold the user at a.
+        var delays: [Int64] = []
+        for seed in UInt64(1) ... 40 {
+            var random = RandomSource(seed: seed, labels: "between two beacons")
+            var d = Drive()
+            for t in stride(from: Int64(0), to: 10_000, by: 500) {
+                d.hear("a", rssi: -60 + noise * random.gaussian(), at: t)
+            }
+            var t: Int64 = 10_000
+            while d.events.count < 2, t < 60_000 {
+                d.hear("a", rssi: -75 + noise * random.gaussian(), at: t)
+                d.hear("b", rssi: -60 + noise * random.gaussian(), at: t + 1)
+                d.hear("c", rssi: -60 + noise * random.gaussian(), at: t + 2)
+                t += 500
+            }
+            delays.append(d.events.count >= 2 && d.events[1].reason == .moved ? d.decidedAt[1] - 10_000 : .max)
+        }
+        #expect(delays.allSatisfy { $0 <= 6_000 }, "moves published after \(delays.sorted()) ms")
+    }
+
     @Test func noMoveWhenTheOtherBeaconIsLessThanTheMarginNearer() {
         var d = Drive()
         for t in stride(from: Int64(0), to: 120_000, by: 1_000) {

@@ -15,8 +15,8 @@ public struct EngineConfiguration: Sendable, Equatable {
     public var absenceTimeout: Int64 = 15_000
     /// How much nearer, in dB of path loss, another beacon must be to win a move (`--switch-margin`).
     public var switchMargin: Double = 4
-    /// How long another beacon must stay clearly nearer before the move (`--switch-dwell`; the
-    /// `dwell` decision only).
+    /// How long the user's beacon must stay beaten by the margin, by whichever beacon is nearest
+    /// at each moment, before the move to the nearest (`--switch-dwell`; the `dwell` decision only).
     public var switchDwell: Int64 = 3_000
     /// What a move between beacons that are not next to each other needs on top of the margin,
     /// dB, and the dwell, ms, when adjacency is declared (`--jump-margin`, `--jump-dwell`; see

@@ -125,7 +125,18 @@ struct Candidate: Sendable {
     var beacon: String
     var since: Int64
     var sightings: Int
-    var dwell: Int64 = 0
+    var dwell: Int64
+    /// When its dwell began: `since`, or for a move earlier, when other beacons had beaten the
+    /// user's by the margin, without a break, until this one became the nearest of them.
+    var dwellSince: Int64
+
+    init(beacon: String, since: Int64, sightings: Int, dwell: Int64 = 0, dwellSince: Int64? = nil) {
+        self.beacon = beacon
+        self.since = since
+        self.sightings = sightings
+        self.dwell = dwell
+        self.dwellSince = dwellSince ?? since
+    }
 }
 
 /// A challenger's case against the user's beacon under the `evidence` decision: its lead beyond

@@ -136,8 +136,8 @@ extension PresenceEngine {
     }
 
     /// Enter fast, leave slow: an enter needs the nearest beacon to stay nearest for the enter
-    /// dwell with enough sightings; a move needs another beacon to be nearer by the margin for the
-    /// switch dwell.
+    /// dwell with enough sightings; a move needs the user's beacon to be beaten by the margin for
+    /// the switch dwell, and goes to the nearest beacon that beats it, dated to when that one led.
     func decide(_ track: inout UserTrack, at time: Int64, events: inout [PresenceEvent]) {
         let scores = nearest(track, at: time)
         if scores.quick != track.quickLeader?.beacon {
@@ -158,11 +158,15 @@ extension PresenceEngine {
                 track.candidate = nil
                 return
             }
+            // The dwell runs while the user's beacon stays beaten by the margin, whichever beacon
+            // beats it most: two that take turns being nearest do not keep restarting it. A jump
+            // to a beacon that is not a neighbour starts its own.
             guard let candidate = track.candidate, candidate.beacon == challenger.beacon else {
-                track.candidate = Candidate(beacon: challenger.beacon, since: time, sightings: 1, dwell: rule.dwell)
+                track.candidate = Candidate(beacon: challenger.beacon, since: time, sightings: 1, dwell: rule.dwell,
+                                            dwellSince: rule.isJump ? nil : track.candidate?.dwellSince)
                 return
             }
-            guard time - candidate.since >= candidate.dwell else { return }
+            guard time - candidate.dwellSince >= candidate.dwell else { return }
             let at = moveDate(track, to: challenger.beacon, leadingSince: candidate.since, from: presence)
             events.append(exitEvent(presence, at: at, reason: .moved))
             enter(&track, challenger, at: at, events: &events)
@@ -252,7 +256,7 @@ extension PresenceEngine {
     func deadline(of track: UserTrack) -> Int64 {
         var earliest = timeoutDeadline(of: track)
         if let candidate = track.candidate {
-            earliest = min(earliest, TimeBounds.sum(candidate.since, candidate.dwell))
+            earliest = min(earliest, TimeBounds.sum(candidate.dwellSince, candidate.dwell))
         }
         for evidence in track.evidence where evidence.rate > 0 {
             let remaining = (evidence.threshold - evidence.amount) / evidence.rate * 1000
