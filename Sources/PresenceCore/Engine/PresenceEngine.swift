@@ -167,7 +167,7 @@ public struct PresenceEngine: Sendable {
 
     /// The track of the user `link` belongs to, created when first needed.
     mutating func trackIndex(for link: ObservedLink) -> Int {
-        if let slot = slotCache.slot(for: link), tracks[slot].user == link.user { return slot }
+        if let slot = slotCache.slot(for: link), tracks.indices.contains(slot), tracks[slot].user == link.user { return slot }
         let index = trackIndex(for: link.user)
         slotCache.remember(link, slot: index)
         return index
