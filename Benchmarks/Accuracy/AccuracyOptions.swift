@@ -69,11 +69,16 @@ struct AccuracyOptions {
         }
     }
 
-    /// The runs of `scenario` that belong to the part: a dataset's runs alternate, the first
-    /// (in file-name order) for tuning.
+    /// The runs of `scenario` that belong to the part (`isTuningRun`).
     func runs(_ runs: [BenchRun], of scenario: BenchScenario) -> [BenchRun] {
         guard scenario.dataset != nil, part != .all else { return runs }
-        return runs.enumerated().filter { ($0.offset % 2 == 0) == (part == .tuning) }.map(\.element)
+        return runs.enumerated().filter { Self.isTuningRun($0.offset) == (part == .tuning) }.map(\.element)
+    }
+
+    /// Whether a dataset's run at `index` (in file-name order) is in the tuning part: a dataset's
+    /// runs alternate, the first for tuning.
+    static func isTuningRun(_ index: Int) -> Bool {
+        index % 2 == 0
     }
 
     /// `../shared/data` from the package root, found from this file's place in the package

@@ -66,7 +66,7 @@ enum TETAMDataset {
             tracks.append((String(name.dropLast("_all_sensors.mbd".count)), try readTrack("\(folder)/trk/\(name)", sensors: sensors)))
         }
         guard !tracks.isEmpty else { throw DatasetError("\(folder)/trk: no *_all_sensors.mbd track") }
-        let tuningTracks = tracks.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        let tuningTracks = tracks.enumerated().filter { AccuracyOptions.isTuningRun($0.offset) }.map(\.element)
         let offsets = calibrated ? calibration(tuningTracks.flatMap(\.lines)) : [:]
         return tracks.map { run($0.lines, name: $0.name, sensors: sensors, grouping: grouping, offsets: offsets) }
     }

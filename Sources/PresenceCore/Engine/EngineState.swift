@@ -139,6 +139,12 @@ struct Candidate: Sendable {
     }
 }
 
+/// A beacon ahead of the others by some measure, and since when.
+struct Lead: Sendable {
+    var beacon: String
+    var since: Int64
+}
+
 /// A challenger's case against the user's beacon under the `evidence` decision: its lead beyond
 /// the margin summed since `since` (dB·s), how fast that sum grows now (dB, per second), and the
 /// sum that wins the move.
@@ -157,10 +163,10 @@ struct UserTrack: Sendable {
     var presence: Presence?
     var candidate: Candidate?
     /// Since when another beacon has been nearer than the current one, margin or not.
-    var nearer: Candidate?
+    var nearer: Lead?
     /// The beacon nearest by the links' quick averages (`RSSISmoother.quick`), and since when: a
     /// move is dated no later than when its beacon took this lead.
-    var quickLeader: Candidate?
+    var quickLeader: Lead?
     /// The challengers' evidence (the `evidence` decision), and when it was last added up.
     var evidence: [Evidence] = []
     var evidenceTime: Int64 = 0

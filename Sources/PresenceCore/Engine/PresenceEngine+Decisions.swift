@@ -141,12 +141,12 @@ extension PresenceEngine {
     func decide(_ track: inout UserTrack, at time: Int64, events: inout [PresenceEvent]) {
         let scores = nearest(track, at: time)
         if scores.quick != track.quickLeader?.beacon {
-            track.quickLeader = scores.quick.map { Candidate(beacon: $0, since: time, sightings: 0) }
+            track.quickLeader = scores.quick.map { Lead(beacon: $0, since: time) }
         }
         if let presence = track.presence {
             let current = scores.current?.pathLoss ?? .infinity
             if let other = scores.elsewhere, other.pathLoss < current {
-                if track.nearer?.beacon != other.beacon { track.nearer = Candidate(beacon: other.beacon, since: time, sightings: 0) }
+                if track.nearer?.beacon != other.beacon { track.nearer = Lead(beacon: other.beacon, since: time) }
             } else {
                 track.nearer = nil
             }
