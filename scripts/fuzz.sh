@@ -14,7 +14,7 @@
 # and bad indexes, and inputs run about five times as fast, for long runs.
 #
 # Builds the presence-fuzz target in its own folder (.build-fuzz, since sanitizer flags apply to
-# every module), seeds it with every vector of ../shared/data/frames/vectors.json (as it is, as an
+# every module), seeds it with every vector of data/frames/vectors.json (as it is, as an
 # HCI event without its first byte, and as the length-prefixed event runs the decoder reads) and
 # with Tests/Fixtures/scan.btsnoop, and the pipeline with a few message sequences (inputs starting
 # with "PIPE", see Fuzz/AggregatorFuzz.swift). The corpus grows in .build-fuzz/corpus; a crash is saved in
@@ -49,7 +49,7 @@ mkdir -p "$scratch/corpus" "$scratch/seeds" "$scratch/artifacts"
 python3 - "$scratch/seeds" <<'PY'
 import json, pathlib, sys
 seeds = pathlib.Path(sys.argv[1])
-vectors = pathlib.Path("../shared/data/frames/vectors.json")
+vectors = pathlib.Path("data/frames/vectors.json")
 if vectors.exists():
     for entry in json.loads(vectors.read_text()):
         data = bytes.fromhex(entry["hex"])

@@ -7,7 +7,7 @@ struct AccuracyOptions {
 
           --quick            smaller simulations (8 people for 20 min instead of 20 for 2 h), for a fast check
           --markdown         print the table as Markdown (for the README)
-          --data DIR         the datasets folder (default: shared/data beside the package root)
+          --data DIR         the datasets folder (default: the package's data/)
           --part PART        all (default), tuning (the `sim` scenarios and the even-numbered runs of each dataset: what
                              defaults may be chosen on) or reporting (the `grid` scenarios and the odd-numbered runs: held out)
           --only TEXT        score only the scenarios whose name contains TEXT (repeatable)
@@ -81,12 +81,12 @@ struct AccuracyOptions {
         index % 2 == 0
     }
 
-    /// `../shared/data` from the package root, found from this file's place in the package
+    /// The package's own `data` folder, found from this file's place in the package
     /// (`<root>/Benchmarks/Accuracy/AccuracyOptions.swift`).
     static var defaultDataDirectory: String {
         var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        parts.removeLast(4)
-        return (parts + ["shared", "data"]).joined(separator: "/")
+        parts.removeLast(3)
+        return (parts + ["data"]).joined(separator: "/")
     }
 }
 

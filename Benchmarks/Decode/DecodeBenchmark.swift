@@ -88,7 +88,7 @@ enum DecodeBenchmark {
     }
 }
 
-/// The traffic: frames from ../shared/data/frames/vectors.json, with ids and addresses varied per
+/// The traffic: frames from data/frames/vectors.json, with ids and addresses varied per
 /// advertiser so the decoder meets as many distinct beacons as a venue has.
 private enum Mix {
     static func events(advertisers: Int) -> [[UInt8]] {

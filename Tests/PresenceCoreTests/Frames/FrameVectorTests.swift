@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PresenceCore
 
-/// Every entry of the shared vectors (attribution in FrameVectors.swift and SOURCE.txt), each
+/// Every entry of the vectors in data/frames (attribution in FrameVectors.swift and SOURCE.txt), each
 /// expected field checked against what the parsers make of the bytes.
 @Suite struct FrameVectorTests {
     @Test func theVectorFileIsPresentAndWhole() throws {

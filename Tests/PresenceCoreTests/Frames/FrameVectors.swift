@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PresenceCore
 
-// The vectors in ../shared/data/frames/vectors.json were collected from public parsers' tests and
+// The vectors in data/frames/vectors.json were collected from public parsers' tests and
 // docs: citruz/beacontools (MIT), xorbit/py-decode-beacon (MIT), AltBeacon/android-beacon-library
 // (Apache-2.0), Bluetooth-Devices/ibeacon-ble (MIT), Bluetooth-Devices/bluetooth-data-tools
 // (Apache-2.0), theengs/decoder (GPL-3.0; iBeacon-framed entries only) and the Radius Networks
@@ -35,7 +35,7 @@ enum FrameVectors {
     private static func load() -> Result<[FrameVector], VectorFileError> {
         let url = TestFiles.vectors
         guard let data = FileManager.default.contents(atPath: url.path) else {
-            return .failure(VectorFileError(description: "test vectors not found at \(url.path): the frame tests expect the shared data folder beside the package (../shared/data/frames/vectors.json)"))
+            return .failure(VectorFileError(description: "test vectors not found at \(url.path): the frame tests read the package's data/frames/vectors.json"))
         }
         do {
             guard let entries = try JSONValue.parse(data).array else {

@@ -4,7 +4,7 @@ import Testing
 /// The iBeacon a node transmits (`presence-scanner --advertise`): bytes a published parser agrees
 /// with, and that this project's own decoder reads back to the node's identity and power.
 @Suite struct IBeaconAdvertisingTests {
-    /// beacontools' iBeacon vector (citruz/beacontools tests/test_parser.py, in the shared
+    /// beacontools' iBeacon vector (citruz/beacontools tests/test_parser.py, in the project's
     /// vectors.json as `bt_ibeacon`): Flags 02 01 06, then the 26-byte manufacturer structure.
     @Test func theBytesAreThoseOfAPublishedIBeacon() throws {
         let vector = try #require(FrameVectors.all.first { $0.id == "bt_ibeacon" }, "bt_ibeacon missing from vectors.json")

@@ -6,8 +6,8 @@ enum TestFiles {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The shared test vectors, beside the package in `../shared/data/frames/`.
-    static let vectors = packageRoot.appendingPathComponent("../shared/data/frames/vectors.json").standardizedFileURL
+    /// The advertising test vectors the project carries in `data/frames/` (sources in its SOURCE.txt).
+    static let vectors = packageRoot.appendingPathComponent("data/frames/vectors.json")
 
     static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures")
 }
