@@ -36,6 +36,7 @@ final class DatabaseWriter: Service {
     }
 
     func run() async throws {
+        await journal.waitUntilOpen()
         var writer = Writing(cursor: journal.cursor(of: .database))
         while !Task.isCancelled {
             let entries = await journal.records(from: writer.cursor, limit: 1_000)
@@ -67,12 +68,20 @@ final class DatabaseWriter: Service {
                 let database = try await connection(&writer)
                 if !writer.positionChecked {
                     writer.positionChecked = true
-                    if let stored = try await database.journalPosition(clientID: configuration.effectiveClientID),
-                       stored.journal == journal.identity, stored.position > writer.cursor {
-                        writer.cursor = stored.position
-                        entries = entries.filter { $0.start >= stored.position }
-                        journal.consumed(.database, upTo: stored.position)
+                    // Where this database says it got to in this journal; one that never applied
+                    // it (a copy restored from before it began) needs every record still held.
+                    let stored = try await database.journalPosition(clientID: configuration.effectiveClientID)
+                    let reached = stored.flatMap { $0.journal == journal.identity ? $0.position : nil } ?? journal.start
+                    if reached > writer.cursor {
+                        writer.cursor = reached
+                        entries = entries.filter { $0.start >= reached }
+                        journal.consumed(.database, upTo: reached)
                         guard !entries.isEmpty else { return true }
+                    } else if let first = entries.first, reached < first.start {
+                        logger.notice("the database lacks records the journal still holds (a restored copy?); storing them again",
+                                      metadata: ["from": "\(reached)", "to": "\(first.start)"])
+                        writer.cursor = reached
+                        return true
                     }
                 }
                 writer.published += acknowledged()

@@ -41,25 +41,27 @@ final class Journal: @unchecked Sendable {
         var applied: UInt64
     }
 
-    /// The journal's random identity: positions mean something only within one journal.
-    let identity: String
     private let folder: String
     private let segmentBytes: UInt64
     private let maximumBytes: UInt64
     private let coalescingInterval: Int64
     private let logger: Logger
-    private let lockDescriptor: Int32
     private let condition = NSCondition()
 
     // Guarded by `condition`.
-    private var segments: [JournalFiles.Segment]
+    /// The journal's random identity, once opened: positions mean something only within one journal.
+    private var openedIdentity = ""
+    private var lockDescriptor: Int32 = -1
+    private var opened = false
+    private var openWaiters: [CheckedContinuation<Void, Never>] = []
+    private var segments: [JournalFiles.Segment] = []
     private var pending: [UInt8] = []
     private var pendingEntries: [Entry] = []
-    private var end: UInt64
-    private var durable: UInt64
+    private var end: UInt64 = 0
+    private var durable: UInt64 = 0
     private var cache = Deque<Entry>()
     private var cacheBytes: UInt64 = 0
-    private var cursors: [Consumer: UInt64]
+    private var cursors: [Consumer: UInt64] = [:]
     private var savedCursors: [Consumer: UInt64] = [:]
     private var waiters: [UInt64: Waiter] = [:]
     private var readRequests: [(cursor: UInt64, limit: Int, waiter: UInt64)] = []
@@ -80,20 +82,52 @@ final class Journal: @unchecked Sendable {
     /// Cursors are saved at most this often (after a crash, at most this much is read again).
     static let cursorInterval: Duration = .milliseconds(100)
 
-    /// Opens (or creates) the journal in `directory`: takes its lock, cuts a torn tail left by a
-    /// crash, and starts its thread.
+    /// A journal in `directory`, not yet opened: readers wait until `open(for:storedJournal:)`.
     init(directory: String, segmentBytes: UInt64 = 64 << 20, maximumBytes: UInt64 = 1 << 30, coalescingInterval: Int64 = 60_000,
-         logger: Logger) throws {
+         logger: Logger) {
         folder = directory
         self.segmentBytes = segmentBytes
         self.maximumBytes = maximumBytes
         self.coalescingInterval = coalescingInterval
         self.logger = logger
+    }
+
+    /// The journal's random identity (empty until opened).
+    var identity: String {
+        locked { openedIdentity }
+    }
+
+    /// Opens (or creates) the journal for `binding`: takes its lock, moves aside a journal written
+    /// for another database or topic prefix (`storedJournal` is the journal identity the database
+    /// last applied, if any), cuts a torn tail left by a crash, and starts its thread.
+    func open(for binding: JournalBinding, storedJournal: String?) throws {
+        let directory = folder
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        lockDescriptor = try JournalFiles.lock(directory + "/lock")
+        var lock = try JournalFiles.lock(directory + "/lock")
+        let bindingPath = directory + "/binding"
         let identityPath = directory + "/identity"
-        if let saved = try? String(contentsOfFile: identityPath, encoding: .utf8), !saved.isEmpty {
-            identity = saved.trimmingCharacters(in: .whitespacesAndNewlines)
+        let saved = (try? String(contentsOfFile: bindingPath, encoding: .utf8)).flatMap(JournalBinding.init(text:))
+        let savedIdentity = (try? String(contentsOfFile: identityPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let holdsRecords = try JournalFiles.segments(in: directory).contains { try JournalFiles.size($0.path) > 0 }
+        let verdict = binding.verdict(saved: saved, holdsRecords: holdsRecords, knownToDatabase: savedIdentity != nil && savedIdentity == storedJournal)
+        if case .moveAside(let reason) = verdict {
+            let stamp = directory + ".moved-" + ISO8601Text.string(milliseconds: WallClock.milliseconds()).filter { $0 != "-" && $0 != ":" }
+            let aside = (0...).lazy.map { $0 == 0 ? stamp : stamp + "-\($0)" }.first { !FileManager.default.fileExists(atPath: $0) } ?? stamp
+            guard rename(directory, aside) == 0 else {
+                Glibc.close(lock)
+                throw AggregatorError("cannot move the journal \(directory) aside to \(aside): \(String(cString: strerror(errno)))")
+            }
+            Glibc.close(lock)
+            logger.warning("moved aside a journal that belongs to another database or topic prefix; nothing in it is decided, published or stored here",
+                           metadata: ["reason": "\(reason)", "moved_to": "\(aside)",
+                                      "hint": "give each database its own --client-id or --state-dir; to apply the old journal to its own database, move it back while the aggregator is stopped"])
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            lock = try JournalFiles.lock(directory + "/lock")
+        }
+        if saved != binding || verdict != .keep { try JournalFiles.replace(bindingPath, with: binding.text) }
+        let identity: String
+        if verdict == .keep, let savedIdentity, !savedIdentity.isEmpty {
+            identity = savedIdentity
         } else {
             identity = UUID().uuidString.lowercased()
             try JournalFiles.replace(identityPath, with: identity + "\n")
@@ -105,7 +139,7 @@ final class Journal: @unchecked Sendable {
                 if parts.count == 2, let consumer = Consumer(rawValue: String(parts[0])), let value = UInt64(parts[1]) { cursors[consumer] = value }
             }
         }
-        segments = try JournalFiles.segments(in: directory)
+        var segments = try JournalFiles.segments(in: directory)
         if segments.isEmpty {
             let start = cursors.values.max() ?? 0
             segments = [JournalFiles.Segment(start: start, path: directory + "/" + JournalFiles.segmentName(start: start))]
@@ -120,13 +154,35 @@ final class Journal: @unchecked Sendable {
             ])
             try JournalFiles.truncate(last.path, to: UInt64(scan.end))
         }
-        end = last.start + UInt64(scan.end)
-        durable = end
+        let end = last.start + UInt64(scan.end)
         for consumer in Consumer.allCases { cursors[consumer] = min(max(cursors[consumer] ?? first.start, first.start), end) }
-        self.cursors = cursors
+        let waiting = locked { () -> [CheckedContinuation<Void, Never>] in
+            openedIdentity = identity
+            lockDescriptor = lock
+            self.segments = segments
+            self.end = end
+            durable = end
+            self.cursors = cursors
+            opened = true
+            defer { openWaiters = [] }
+            return openWaiters
+        }
         let thread = Thread { [self] in run() }
         thread.name = "journal"
         thread.start()
+        for waiter in waiting { waiter.resume() }
+    }
+
+    /// Waits until the journal is opened, or will never be (appending finished first).
+    func waitUntilOpen() async {
+        await withCheckedContinuation { continuation in
+            let ready = locked { () -> Bool in
+                if opened || !appending { return true }
+                openWaiters.append(continuation)
+                return false
+            }
+            if ready { continuation.resume() }
+        }
     }
 
     /// Where `consumer` had got to when the journal was opened (or since).
@@ -173,9 +229,12 @@ final class Journal: @unchecked Sendable {
         }
         appending = false
         let answers = answerWaiters()
+        let openWaiters = self.openWaiters
+        self.openWaiters = []
         condition.signal()
         condition.unlock()
         for (continuation, entries) in answers { continuation.resume(returning: entries) }
+        for waiter in openWaiters { waiter.resume() }
     }
 
     /// Frames `record` and queues it for the journal's thread (with `condition` locked).
@@ -246,6 +305,11 @@ final class Journal: @unchecked Sendable {
     /// Writes what is queued, saves the cursors, stops the thread and releases the lock.
     func close() {
         condition.lock()
+        guard opened else {
+            appending = false
+            condition.unlock()
+            return
+        }
         appending = false
         stopping = true
         condition.signal()

@@ -86,9 +86,12 @@ enum JournalFiles {
     }
 
     static func size(_ path: String) throws -> UInt64 {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw failure("cannot read the size of", path) }
-        return UInt64(info.st_size)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("cannot open", path) }
+        defer { close(descriptor) }
+        let end = lseek(descriptor, 0, SEEK_END)
+        guard end >= 0 else { throw failure("cannot read the size of", path) }
+        return UInt64(end)
     }
 
     static func truncate(_ path: String, to length: UInt64) throws {

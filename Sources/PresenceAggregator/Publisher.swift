@@ -91,6 +91,7 @@ final class Publisher: Service {
     /// or the task is cancelled; then waits for the acknowledgements of what was sent.
     private func publishJournal() async {
         let journal = journal
+        await journal.waitUntilOpen()
         let progress = PublishProgress(from: journal.cursor(of: .publisher)) { journal.consumed(.publisher, upTo: $0) }
         var cursor = progress.cursor
         sending: while !Task.isCancelled {

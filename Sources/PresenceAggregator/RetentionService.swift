@@ -20,7 +20,11 @@ final class RetentionService: Service {
     }
 
     func run() async throws {
-        guard !retention.keepsEverything else { return }
+        guard !retention.keepsEverything else {
+            // Nothing to purge, but a service that ends would stop the whole aggregator.
+            try? await gracefulShutdown()
+            return
+        }
         await cancelWhenGracefulShutdown { [self] in
             var connection: PostgresConnection?
             repeat {

@@ -7,6 +7,8 @@ import PresenceStore
 /// stopped, how far it had decided, the notifications within the cool-down and (with
 /// `--self-calibrate`) the node offsets fitted before, as the database
 /// says them, with the journal's records it has not applied yet laid over them (`JournalFold`).
+/// The journal is opened here, bound to the database: one written for another database (or topic
+/// prefix) is moved aside and nothing in it is laid over this one.
 struct StartingState: Sendable {
     var registry: Registry
     var sessions: [Presence]
@@ -24,6 +26,8 @@ struct StartingState: Sendable {
             // The position first, then the sessions: the sessions then hold at least what the
             // position says, and laying records over them again changes nothing.
             let stored = try await database.journalPosition(clientID: configuration.effectiveClientID)
+            let binding = JournalBinding(database: try await database.databaseIdentity(), topicPrefix: configuration.topics.prefix)
+            try journal.open(for: binding, storedJournal: stored?.journal)
             let registry = try await database.loadRegistry()
             let storedOffsets = configuration.core.pipeline.selfCalibrate ? try await database.storedNodeOffsets() : [:]
             var fold = JournalFold(sessions: try await database.openSessions(),

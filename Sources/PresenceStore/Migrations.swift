@@ -28,6 +28,7 @@ public struct Migration: Sendable {
         Migration(version: 10, name: "roles", sql: String(decoding: PackageResources.v010_roles_sql, as: UTF8.self)),
         Migration(version: 11, name: "erasures", sql: String(decoding: PackageResources.v011_erasures_sql, as: UTF8.self)),
         Migration(version: 12, name: "reports", sql: String(decoding: PackageResources.v012_reports_sql, as: UTF8.self)),
+        Migration(version: 13, name: "database_identity", sql: String(decoding: PackageResources.v013_database_identity_sql, as: UTF8.self)),
     ]
 }
 

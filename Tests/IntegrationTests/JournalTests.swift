@@ -21,6 +21,14 @@ import Testing
         return .decided(.init(events: [event], notifications: [], states: .init(), decidedAt: Int64(index)))
     }
 
+    static let binding = JournalBinding(database: "00000000-0000-0000-0000-00000000d001", topicPrefix: "presence")
+
+    /// `journal`, opened for `binding`.
+    static func opened(_ journal: Journal, binding: JournalBinding = binding) throws -> Journal {
+        try journal.open(for: binding, storedJournal: nil)
+        return journal
+    }
+
     /// `count` records from `cursor`, waiting for them to be made durable.
     static func read(_ count: Int, _ journal: Journal, from cursor: UInt64) async -> [Journal.Entry] {
         var entries: [Journal.Entry] = []
@@ -37,7 +45,7 @@ import Testing
     @Test func recordsComeBackInOrderAcrossSegmentsAndRestartsAndATornTailIsCut() async throws {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var journal = try Journal(directory: folder, segmentBytes: 2_000, logger: Self.logger)
+        var journal = try Self.opened(Journal(directory: folder, segmentBytes: 2_000, logger: Self.logger))
         for index in 0 ..< 300 {
             journal.append(Self.record(index))
             if index % 50 == 0 { try await Task.sleep(for: .milliseconds(20)) }
@@ -58,7 +66,7 @@ import Testing
         try handle.write(contentsOf: Data([0xFF, 0x01, 0x00, 0x00, 0x12, 0x34]))
         try handle.close()
 
-        journal = try Journal(directory: folder, segmentBytes: 2_000, logger: Self.logger)
+        journal = try Self.opened(Journal(directory: folder, segmentBytes: 2_000, logger: Self.logger))
         #expect(journal.status.end == end)
         #expect(journal.cursor(of: .publisher) == written[99].end && journal.cursor(of: .database) == 0)
         #expect(await Self.read(200, journal, from: written[99].end).map(\.record) == (100 ..< 300).map(Self.record), "records lost after the restart")
@@ -73,7 +81,7 @@ import Testing
     @Test func segmentsGoOnceBothReadersPassedThem() async throws {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let journal = try Journal(directory: folder, segmentBytes: 1_000, logger: Self.logger)
+        let journal = try Self.opened(Journal(directory: folder, segmentBytes: 1_000, logger: Self.logger))
         for index in 0 ..< 100 {
             journal.append(Self.record(index))
             try await Task.sleep(for: .milliseconds(2))
@@ -100,7 +108,7 @@ import Testing
     @Test func aReaderWaitsForTheNextRecordAndHearsTheEnd() async throws {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let journal = try Journal(directory: folder, logger: Self.logger)
+        let journal = try Self.opened(Journal(directory: folder, logger: Self.logger))
         let reader = Task { await journal.records(from: 0, limit: 10) }
         try await Task.sleep(for: .milliseconds(100))
         journal.append(Self.record(1))
@@ -113,14 +121,14 @@ import Testing
         let cancelled = Task { await journal.records(from: end + 10_000, limit: 10) }
         cancelled.cancel()
         #expect(await cancelled.value.isEmpty)
-        #expect(throws: AggregatorError.self) { _ = try Journal(directory: folder, logger: Self.logger) }
+        #expect(throws: AggregatorError.self) { _ = try Self.opened(Journal(directory: folder, logger: Self.logger)) }
         journal.close()
     }
 
     @Test func pastItsBoundTheJournalGathersProgressButKeepsEveryEvent() async throws {
         let folder = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let journal = try Journal(directory: folder, maximumBytes: 500, coalescingInterval: 3_600_000, logger: Self.logger)
+        let journal = try Self.opened(Journal(directory: folder, maximumBytes: 500, coalescingInterval: 3_600_000, logger: Self.logger))
         for index in 0 ..< 20 { journal.append(Self.record(index)) }
         for second in 0 ..< 30 {
             journal.append(.progress(.init(clock: Int64(second), lastSeen: [.init(user: "user-\(second % 3)", time: Int64(second))])))
@@ -140,5 +148,52 @@ import Testing
         #expect(progress.count == 2, "\(progress.count) progress records past the bound")
         #expect(progress.last?.clock == 29 && progress.last?.lastSeen.map(\.time) == [27, 28, 29])
         journal.close()
+    }
+
+    @Test func aJournalOfAnotherDatabaseOrPrefixIsMovedAsideAndTheSameOneCarriesOn() async throws {
+        let folder = Self.folder()
+        defer {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: (folder as NSString).deletingLastPathComponent)) ?? []
+            where name.hasPrefix((folder as NSString).lastPathComponent) {
+                try? FileManager.default.removeItem(atPath: (folder as NSString).deletingLastPathComponent + "/" + name)
+            }
+        }
+        var journal = try Self.opened(Journal(directory: folder, logger: Self.logger))
+        journal.append(Self.record(1))
+        journal.finishAppending()
+        _ = await Self.read(1, journal, from: 0)
+        let identity = journal.identity
+        journal.close()
+
+        // The same database and prefix: the journal carries on, its record still there.
+        journal = try Self.opened(Journal(directory: folder, logger: Self.logger))
+        #expect(journal.identity == identity && journal.status.end > 0)
+        journal.close()
+
+        for other in [JournalBinding(database: "00000000-0000-0000-0000-00000000d002", topicPrefix: "presence"),
+                      JournalBinding(database: Self.binding.database, topicPrefix: "venue-2")] {
+            journal = try Self.opened(Journal(directory: folder, logger: Self.logger))
+            journal.close()
+            journal = try Self.opened(Journal(directory: folder, logger: Self.logger), binding: other)
+            #expect(journal.identity != identity, "a journal of another database or prefix was kept")
+            #expect(journal.status.end == 0 && journal.cursor(of: .database) == 0, "the new journal holds the old one's records")
+            journal.close()
+        }
+        let parent = (folder as NSString).deletingLastPathComponent
+        let moved = try FileManager.default.contentsOfDirectory(atPath: parent).filter { $0.hasPrefix((folder as NSString).lastPathComponent + ".moved-") }
+        #expect(!moved.isEmpty, "nothing was moved aside")
+    }
+
+    @Test func aJournalWithoutABindingIsKeptOnlyWhenEmptyOrKnownToTheDatabase() {
+        let wanted = Self.binding
+        #expect(wanted.verdict(saved: nil, holdsRecords: false, knownToDatabase: false) == .keep)
+        #expect(wanted.verdict(saved: nil, holdsRecords: true, knownToDatabase: true) == .keep)
+        guard case .moveAside = wanted.verdict(saved: nil, holdsRecords: true, knownToDatabase: false) else {
+            Issue.record("a journal without a binding that the database never applied was kept")
+            return
+        }
+        #expect(wanted.verdict(saved: wanted, holdsRecords: true, knownToDatabase: false) == .keep)
+        #expect(JournalBinding(text: wanted.text) == wanted)
+        #expect(JournalBinding(text: "database x\n") == nil)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PresenceCore
 import Testing
 
 /// History past its retention goes, and nothing else: not open sessions, not events still waiting
@@ -67,6 +68,19 @@ import Testing
         ], "\(left)")
         #expect(aggregator.stderr.contains("purged history past its retention"))
         await aggregator.stop()
+    }
+
+    @Test func theAggregatorKeepsRunningWhenItKeepsEverything() async throws {
+        let h = try Self.seeded("forever")
+        let bus = try await h.recorder()
+        let aggregator = try h.startAggregator(["--keep-sessions", "forever", "--keep-events", "forever"])
+        try await bus.wait(20, for: "online") { _ in bus.objects(on: h.topics.aggregatorStatus).last?["state"] as? String == "online" }
+        #expect(await aggregator.wait(timeout: .seconds(3)) == nil, "the aggregator stopped by itself: \(aggregator.stderr.suffix(400))")
+        #expect(await aggregator.stop() == 0)
+        await bus.stop()
+        let left = try Self.left(h)
+        #expect(["session closed-200d", "event published-40d", "notification sent-40d"].allSatisfy(left.contains),
+                "history was purged while everything is kept: \(left)")
     }
 
     @Test(arguments: [(["--keep-events", "10s"], "10s"), (["--keep-sessions", "long"], "long"), (["--keep-sessions", "200y"], "200y")])

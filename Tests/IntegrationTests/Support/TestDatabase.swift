@@ -14,6 +14,16 @@ enum TestDatabase {
         return servers.databaseURL[..<slash] + "/" + name
     }
 
+    /// Creates a database as a copy of the one at `url` (which nothing may be connected to), as a
+    /// restored backup of it would be, and returns its URL.
+    static func copy(of url: String, _ label: String = "copy") throws -> String {
+        guard let slash = url.lastIndex(of: "/") else { throw TestSetupError(message: "unexpected database URL \(url)") }
+        let servers = try TestServers.get()
+        let name = "\(label.lowercased().filter { $0.isLetter || $0.isNumber })_\(UInt32.random(in: .min ... .max))"
+        _ = try runTool("/usr/bin/psql", [servers.databaseURL, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name) TEMPLATE \(url[url.index(after: slash)...])"])
+        return url[..<slash] + "/" + name
+    }
+
     /// Runs one SQL statement through `psql` and returns its rows, fields separated by `|`.
     static func rows(_ url: String, _ sql: String) throws -> [String] {
         let output = try runTool("/usr/bin/psql", [url, "-v", "ON_ERROR_STOP=1", "-qAtc", sql])
