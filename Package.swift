@@ -12,6 +12,7 @@ let signals = Target.Dependency.product(name: "UnixSignals", package: "swift-ser
 let arguments = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let histogram = Target.Dependency.product(name: "Histogram", package: "hdrhistogram-swift")
 let collections = Target.Dependency.product(name: "Collections", package: "swift-collections")
+let deque = Target.Dependency.product(name: "DequeModule", package: "swift-collections")
 let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
 let csv = Target.Dependency.product(name: "CSV", package: "CSV.swift")
 
@@ -41,7 +42,7 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
 
-        .target(name: "PresenceCore", swiftSettings: strict),
+        .target(name: "PresenceCore", dependencies: [deque], swiftSettings: strict),
         .target(name: "PresenceMQTT", dependencies: ["CMosquitto", log], swiftSettings: strict),
         .target(name: "PresencePostgres", dependencies: ["CLibPQ", log], swiftSettings: strict),
         .target(name: "PresenceBLE", dependencies: ["CBlueZ", "PresenceCore", log], swiftSettings: strict),

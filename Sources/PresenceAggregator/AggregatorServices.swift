@@ -34,7 +34,7 @@ public enum AggregatorServices {
                                 live: live, metrics: metrics, logger: logger)
         let registry = RegistryWatcher(configuration: configuration, inbox: inbox, logger: logger)
         let retention = RetentionService(database: configuration.database, retention: configuration.retention, logger: logger)
-        let services: [any Service] = [JournalService(journal: journal), writer, publisher, registry, retention, loop, inbound]
+        let services: [any Service] = [journal, writer, publisher, registry, retention, loop, inbound]
         guard let address = configuration.http, let live, let metrics, let prometheus else { return services }
         let visits = VisitsReader(configuration: configuration.database, logger: logger)
         let sources = VenueServer.Sources(

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PresenceCore
 
 #if canImport(Glibc)
 import Glibc
@@ -7,9 +9,63 @@ import Musl
 #endif
 
 /// The files of a journal folder: segments named by the position (LSN) of their first byte, the
-/// journal's identity, the consumers' cursors and a lock. Plain POSIX calls, each failure an
-/// `AggregatorError` that names the file and the reason.
+/// journal's identity, its binding (the database and topic prefix it serves), the readers' cursors
+/// and a lock. Plain POSIX calls, each failure an `AggregatorError` that names the file and the reason.
 enum JournalFiles {
+    /// Takes the folder for `binding`: locks it (one aggregator per folder), moves aside a journal
+    /// that belongs to another database or prefix (`JournalBinding.verdict`; `storedJournal` is the
+    /// journal identity the database last applied) with one warning, and records the binding.
+    /// Returns the lock's descriptor and the journal's identity (a new one for a new journal).
+    static func claim(_ folder: String, for binding: JournalBinding, storedJournal: String?, logger: Logger) throws -> (lock: Int32, identity: String) {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var lock = try self.lock(folder + "/lock")
+        let bindingPath = folder + "/binding"
+        let identityPath = folder + "/identity"
+        let saved = (try? String(contentsOfFile: bindingPath, encoding: .utf8)).flatMap(JournalBinding.init(text:))
+        let savedIdentity = (try? String(contentsOfFile: identityPath, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        do {
+            let holdsRecords = try segments(in: folder).contains { try size($0.path) > 0 }
+            let verdict = binding.verdict(saved: saved, holdsRecords: holdsRecords,
+                                          knownToDatabase: savedIdentity != nil && savedIdentity == storedJournal)
+            if case .moveAside(let reason) = verdict {
+                let stamp = folder + ".moved-" + ISO8601Text.string(milliseconds: WallClock.milliseconds()).filter { $0 != "-" && $0 != ":" }
+                let aside = (0...).lazy.map { $0 == 0 ? stamp : stamp + "-\($0)" }.first { !FileManager.default.fileExists(atPath: $0) } ?? stamp
+                guard rename(folder, aside) == 0 else { throw failure("cannot move aside", folder) }
+                close(lock)
+                lock = -1
+                logger.warning("moved aside a journal that belongs to another database or topic prefix; nothing in it is decided, published or stored here",
+                               metadata: ["reason": "\(reason)", "moved_to": "\(aside)",
+                                          "hint": "give each database its own --client-id or --state-dir; to apply the old journal to its own database, move it back while the aggregator is stopped"])
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                lock = try self.lock(folder + "/lock")
+            }
+            if saved != binding || verdict != .keep { try replace(bindingPath, with: binding.text) }
+            if verdict == .keep, let savedIdentity, !savedIdentity.isEmpty { return (lock, savedIdentity) }
+            let identity = UUID().uuidString.lowercased()
+            try replace(identityPath, with: identity + "\n")
+            return (lock, identity)
+        } catch {
+            if lock >= 0 { close(lock) }
+            throw error
+        }
+    }
+
+    /// The readers' cursors last saved in `folder` (none for a new journal).
+    static func cursors(in folder: String) -> [JournalLedger.Reader: UInt64] {
+        var cursors: [JournalLedger.Reader: UInt64] = [:]
+        guard let text = try? String(contentsOfFile: folder + "/cursors", encoding: .utf8) else { return cursors }
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let reader = JournalLedger.Reader(rawValue: String(parts[0])), let value = UInt64(parts[1]) { cursors[reader] = value }
+        }
+        return cursors
+    }
+
+    /// Saves the readers' cursors in `folder`, whole.
+    static func saveCursors(_ cursors: [JournalLedger.Reader: UInt64], in folder: String) throws {
+        try replace(folder + "/cursors", with: JournalLedger.Reader.allCases.map { "\($0.rawValue) \(cursors[$0] ?? 0)" }.joined(separator: "\n") + "\n")
+    }
+
     /// A segment file and the position it starts at.
     struct Segment: Sendable {
         var start: UInt64

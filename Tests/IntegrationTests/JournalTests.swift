@@ -1,12 +1,15 @@
 import Foundation
 import Logging
+import ServiceLifecycle
+import Synchronization
 import PresenceCore
 import Testing
 @testable import PresenceAggregator
 
-/// The journal on a real file system: records made durable and read back in order across
-/// segments and restarts, a torn tail cut, segments deleted once both readers passed them, and
-/// progress gathered past the size bound.
+/// The journal service on a real file system: records made durable and read back in order across
+/// segments and restarts, a torn tail cut, segments deleted once both readers passed them, one
+/// aggregator per folder, and a journal of another database moved aside. (Its decisions alone are
+/// `JournalLedgerTests`.)
 @Suite struct JournalTests {
     static let logger = Logger(label: "journal-tests") { _ in SwiftLogNoOpLogHandler() }
 
@@ -23,11 +26,22 @@ import Testing
 
     static let binding = JournalBinding(database: "00000000-0000-0000-0000-00000000d001", topicPrefix: "presence")
 
-    /// `journal`, opened for `binding`.
+    /// `journal`, opened for `binding` and running as a service until `close(_:)`.
     static func opened(_ journal: Journal, binding: JournalBinding = binding) throws -> Journal {
         try journal.open(for: binding, storedJournal: nil)
+        let group = ServiceGroup(services: [journal], logger: logger)
+        running.withLock { $0[ObjectIdentifier(journal)] = (group, Task { try? await group.run() }) }
         return journal
     }
+
+    /// Stops a journal `opened` started: what is queued is written and its lock released.
+    static func close(_ journal: Journal) async {
+        guard let (group, task) = running.withLock({ $0.removeValue(forKey: ObjectIdentifier(journal)) }) else { return }
+        await group.triggerGracefulShutdown()
+        await task.value
+    }
+
+    static let running = Mutex<[ObjectIdentifier: (ServiceGroup, Task<Void, Never>)]>([:])
 
     /// `count` records from `cursor`, waiting for them to be made durable.
     static func read(_ count: Int, _ journal: Journal, from cursor: UInt64) async -> [Journal.Entry] {
@@ -57,7 +71,7 @@ import Testing
         #expect(zip(written, written.dropFirst()).allSatisfy { $0.end == $1.start })
         let end = journal.status.end
         journal.consumed(.publisher, upTo: written[99].end)
-        journal.close()
+        await Self.close(journal)
         #expect(try JournalFiles.segments(in: folder).count > 10, "the journal did not rotate its segments")
         // A crash tore the last write: the tail is cut, nothing before it is lost.
         let last = try #require(JournalFiles.segments(in: folder).last)
@@ -75,7 +89,7 @@ import Testing
         journal.append(Self.record(300))
         journal.finishAppending()
         #expect(await Self.read(1, journal, from: end).map(\.record) == [Self.record(300)], "the record after the restart")
-        journal.close()
+        await Self.close(journal)
     }
 
     @Test func segmentsGoOnceBothReadersPassedThem() async throws {
@@ -102,7 +116,7 @@ import Testing
         let kept = try JournalFiles.segments(in: folder)
         #expect(kept.count < before && (kept.first?.start ?? .max) <= entries[60].end)
         #expect(await journal.records(from: 0, limit: 1).first.map { $0.start } == kept.first?.start, "an old cursor starts at the oldest record held")
-        journal.close()
+        await Self.close(journal)
     }
 
     @Test func aReaderWaitsForTheNextRecordAndHearsTheEnd() async throws {
@@ -122,32 +136,7 @@ import Testing
         cancelled.cancel()
         #expect(await cancelled.value.isEmpty)
         #expect(throws: AggregatorError.self) { _ = try Self.opened(Journal(directory: folder, logger: Self.logger)) }
-        journal.close()
-    }
-
-    @Test func pastItsBoundTheJournalGathersProgressButKeepsEveryEvent() async throws {
-        let folder = Self.folder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let journal = try Self.opened(Journal(directory: folder, maximumBytes: 500, coalescingInterval: 3_600_000, logger: Self.logger))
-        for index in 0 ..< 20 { journal.append(Self.record(index)) }
-        for second in 0 ..< 30 {
-            journal.append(.progress(.init(clock: Int64(second), lastSeen: [.init(user: "user-\(second % 3)", time: Int64(second))])))
-        }
-        journal.append(Self.record(20))
-        journal.finishAppending()
-        var records: [OutboundRecord] = []
-        var cursor: UInt64 = 0
-        while case let more = await journal.records(from: cursor, limit: 100), let last = more.last {
-            records += more.map(\.record)
-            cursor = last.end
-        }
-        #expect(records.filter { if case .decided = $0 { true } else { false } } == (0 ... 20).map(Self.record), "an event was lost")
-        let progress = records.compactMap { record -> OutboundRecord.Progress? in
-            if case .progress(let progress) = record { progress } else { nil }
-        }
-        #expect(progress.count == 2, "\(progress.count) progress records past the bound")
-        #expect(progress.last?.clock == 29 && progress.last?.lastSeen.map(\.time) == [27, 28, 29])
-        journal.close()
+        await Self.close(journal)
     }
 
     @Test func aJournalOfAnotherDatabaseOrPrefixIsMovedAsideAndTheSameOneCarriesOn() async throws {
@@ -163,21 +152,21 @@ import Testing
         journal.finishAppending()
         _ = await Self.read(1, journal, from: 0)
         let identity = journal.identity
-        journal.close()
+        await Self.close(journal)
 
         // The same database and prefix: the journal carries on, its record still there.
         journal = try Self.opened(Journal(directory: folder, logger: Self.logger))
         #expect(journal.identity == identity && journal.status.end > 0)
-        journal.close()
+        await Self.close(journal)
 
         for other in [JournalBinding(database: "00000000-0000-0000-0000-00000000d002", topicPrefix: "presence"),
                       JournalBinding(database: Self.binding.database, topicPrefix: "venue-2")] {
             journal = try Self.opened(Journal(directory: folder, logger: Self.logger))
-            journal.close()
+            await Self.close(journal)
             journal = try Self.opened(Journal(directory: folder, logger: Self.logger), binding: other)
             #expect(journal.identity != identity, "a journal of another database or prefix was kept")
             #expect(journal.status.end == 0 && journal.cursor(of: .database) == 0, "the new journal holds the old one's records")
-            journal.close()
+            await Self.close(journal)
         }
         let parent = (folder as NSString).deletingLastPathComponent
         let moved = try FileManager.default.contentsOfDirectory(atPath: parent).filter { $0.hasPrefix((folder as NSString).lastPathComponent + ".moved-") }
