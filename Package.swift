@@ -44,7 +44,7 @@ let package = Package(
 
         .target(name: "PresenceCore", dependencies: [deque], swiftSettings: strict),
         .target(name: "PresenceMQTT", dependencies: ["CMosquitto", log], swiftSettings: strict),
-        .target(name: "PresencePostgres", dependencies: ["CLibPQ", log], swiftSettings: strict),
+        .target(name: "PresencePostgres", dependencies: ["CLibPQ", log, lifecycle], swiftSettings: strict),
         .target(name: "PresenceBLE", dependencies: ["CBlueZ", "PresenceCore", log], swiftSettings: strict),
         .target(
             name: "PresenceStore",

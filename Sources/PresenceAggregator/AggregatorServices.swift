@@ -2,15 +2,17 @@ import Logging
 import PresenceCore
 import PresenceHTTP
 import PresenceMQTT
+import PresencePostgres
 import ServiceLifecycle
 
 /// The aggregator's long-running parts, in the order they start; a `ServiceGroup` stops them in
 /// the reverse order: the inbound connection first (no more input), then the decision loop (it
-/// decides what came before and ends the journal), the registry watcher, the publisher (it
-/// publishes what the journal holds, unless the broker is away), the database writer (it stores
-/// it, unless the database is away), and the journal last. Whatever was not published or stored
-/// stays in the journal for the next start. With `--http`, the HTTP server starts last and stops
-/// first.
+/// decides what came before and ends the journal), the retention and the registry watcher, the
+/// publisher (it publishes what the journal holds, unless the broker is away), the database writer
+/// (it stores it, unless the database is away), the journal (it writes what is queued and saves
+/// its cursors), and the database client last (it closes its connections). Whatever was not
+/// published or stored stays in the journal for the next start. With `--http`, the HTTP server
+/// starts last and stops first.
 public enum AggregatorServices {
     public static func make(_ configuration: AggregatorConfiguration, logger: Logger) throws -> [any Service] {
         let directory = configuration.stateDirectory
@@ -18,6 +20,9 @@ public enum AggregatorServices {
         let inbox = LoopInbox(limit: configuration.inboundBytes)
         let ready = StartGate()
         let health = AggregatorHealth()
+        let postgres = PostgresClient(configuration: configuration.database, logger: logger) { reachable in
+            health.database(reachable: reachable)
+        }
         let deadLetters = DeadLetters(directory: directory, logger: logger)
         let calibration = PendingCalibration()
         let live = configuration.http.map { _ in LiveFeed() }
@@ -26,17 +31,17 @@ public enum AggregatorServices {
         let metrics = prometheus.map { _ in AggregatorMetrics() }
         let publisher = try Publisher(configuration: configuration, journal: journal, health: health, deadLetters: deadLetters,
                                       metrics: metrics, logger: logger)
-        let writer = DatabaseWriter(configuration: configuration, journal: journal, health: health, deadLetters: deadLetters,
+        let writer = DatabaseWriter(configuration: configuration, postgres: postgres, journal: journal, health: health, deadLetters: deadLetters,
                                     calibration: calibration, acknowledged: { publisher.takeAcknowledged() }, logger: logger)
         let inbound = try InboundConnection(configuration: configuration, inbox: inbox, ready: ready, health: health, logger: logger)
-        let loop = DecisionLoop(configuration: configuration, inbox: inbox, journal: journal, publisher: publisher, health: health,
+        let loop = DecisionLoop(configuration: configuration, inbox: inbox, postgres: postgres, journal: journal, publisher: publisher, health: health,
                                 deadLetters: deadLetters, calibration: calibration, ready: ready, inboundStatistics: { inbound.statistics },
                                 live: live, metrics: metrics, logger: logger)
-        let registry = RegistryWatcher(configuration: configuration, inbox: inbox, logger: logger)
-        let retention = RetentionService(database: configuration.database, retention: configuration.retention, logger: logger)
-        let services: [any Service] = [journal, writer, publisher, registry, retention, loop, inbound]
+        let registry = RegistryWatcher(configuration: configuration, postgres: postgres, inbox: inbox, logger: logger)
+        let retention = RetentionService(postgres: postgres, retention: configuration.retention, logger: logger)
+        let services: [any Service] = [postgres, journal, writer, publisher, registry, retention, loop, inbound]
         guard let address = configuration.http, let live, let metrics, let prometheus else { return services }
-        let visits = VisitsReader(configuration: configuration.database, logger: logger)
+        let visits = VisitsReader(postgres: postgres, logger: logger)
         let sources = VenueServer.Sources(
             feed: live, metrics: prometheus,
             readiness: {

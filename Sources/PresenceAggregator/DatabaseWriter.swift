@@ -5,17 +5,18 @@ import PresenceStore
 import ServiceLifecycle
 import Synchronization
 
-/// Applies the journal to PostgreSQL over its own connection, in order and in batches (up to
-/// 1,000 records a transaction): events with their session changes, notifications, progress, the
-/// events the broker has acknowledged, and the journal position reached, all in one transaction,
-/// so that a restart resumes exactly where it stopped. While the database is away it says so (the
-/// aggregator's status turns degraded) and tries again every few seconds; the journal keeps what
+/// Applies the journal to PostgreSQL through the client, in order and in batches (up to 1,000
+/// records a transaction): events with their session changes, notifications, progress, the events
+/// the broker has acknowledged, and the journal position reached, all in one transaction, so that a
+/// restart resumes exactly where it stopped. While the database is away it says so (the aggregator's
+/// status turns degraded) and tries again under the client's retry policy; the journal keeps what
 /// waits. A record the database refuses for good (not a lost connection nor a timeout) is set aside
 /// in the dead letters, found by applying the batch one record at a time, and the writer moves on.
 /// After each transaction it also stores the node offsets the loop left (`PendingCalibration`),
 /// on their own: a failure there loses a re-derivable write, never a record.
 final class DatabaseWriter: Service {
     private let configuration: AggregatorConfiguration
+    private let postgres: PostgresClient
     private let journal: Journal
     private let health: AggregatorHealth
     private let deadLetters: DeadLetters
@@ -24,9 +25,10 @@ final class DatabaseWriter: Service {
     private let logger: Logger
 
     /// `acknowledged` hands over the events the broker acknowledged since it was last called.
-    init(configuration: AggregatorConfiguration, journal: Journal, health: AggregatorHealth, deadLetters: DeadLetters,
+    init(configuration: AggregatorConfiguration, postgres: PostgresClient, journal: Journal, health: AggregatorHealth, deadLetters: DeadLetters,
          calibration: PendingCalibration, acknowledged: @escaping @Sendable () -> [(end: UInt64, id: String)], logger: Logger) {
         self.configuration = configuration
+        self.postgres = postgres
         self.journal = journal
         self.health = health
         self.deadLetters = deadLetters
@@ -45,69 +47,71 @@ final class DatabaseWriter: Service {
         }
         // The journal ends when the loop has stopped; the group asks this writer to stop after it.
         try? await gracefulShutdown()
-        await writer.database?.close()
     }
 
-    /// The writer's connection and where it has got to.
+    /// Where the writer has got to.
     private struct Writing {
         var cursor: UInt64
-        var database: PostgresConnection?
         var positionChecked = false
         /// Events the broker acknowledged, not yet marked (their record may not be stored yet).
         var published: [(end: UInt64, id: String)] = []
-        /// Seconds before the next attempt while the database is away.
-        var delay = 1
+        /// Failed attempts in a row.
+        var failures = 0
     }
 
-    /// Applies `entries`, retrying while the database is away; false when shutting down with the
-    /// database away (what is left stays in the journal).
+    /// Applies `entries`, retrying while the database is away or refuses for now; false when
+    /// shutting down meanwhile (what is left stays in the journal).
     private func apply(_ entries: [Journal.Entry], _ writer: inout Writing) async -> Bool {
         var entries = entries
         while true {
             do {
-                let database = try await connection(&writer)
-                if !writer.positionChecked {
-                    writer.positionChecked = true
-                    // Where this database says it got to in this journal; one that never applied
-                    // it (a copy restored from before it began) needs every record still held.
-                    let stored = try await database.journalPosition(clientID: configuration.effectiveClientID)
-                    let reached = stored.flatMap { $0.journal == journal.identity ? $0.position : nil } ?? journal.start
-                    if reached > writer.cursor {
-                        writer.cursor = reached
-                        entries = entries.filter { $0.start >= reached }
-                        journal.consumed(.database, upTo: reached)
-                        guard !entries.isEmpty else { return true }
-                    } else if let first = entries.first, reached < first.start {
-                        logger.notice("the database lacks records the journal still holds (a restored copy?); storing them again",
-                                      metadata: ["from": "\(reached)", "to": "\(first.start)"])
-                        writer.cursor = reached
-                        return true
+                let done = try await postgres.withConnection { database in
+                    if !writer.positionChecked {
+                        // Where this database says it got to in this journal; one that never applied
+                        // it (a copy restored from before it began) needs every record still held.
+                        let stored = try await database.journalPosition(clientID: configuration.effectiveClientID)
+                        let reached = stored.flatMap { $0.journal == journal.identity ? $0.position : nil } ?? journal.start
+                        writer.positionChecked = true
+                        if reached > writer.cursor {
+                            writer.cursor = reached
+                            entries = entries.filter { $0.start >= reached }
+                            journal.consumed(.database, upTo: reached)
+                            if entries.isEmpty { return true }
+                        } else if let first = entries.first, reached < first.start {
+                            logger.notice("the database lacks records the journal still holds (a restored copy?); storing them again",
+                                          metadata: ["from": "\(reached)", "to": "\(first.start)"])
+                            writer.cursor = reached
+                            return true
+                        }
                     }
+                    writer.published += acknowledged()
+                    do {
+                        try await store(entries, &writer, database)
+                    } catch let error as PostgresError where !error.isTransient {
+                        try await applyOneByOne(entries, &writer, database)
+                    }
+                    await storeCalibration(database)
+                    return true
                 }
-                writer.published += acknowledged()
-                do {
-                    try await store(entries, &writer, database)
-                } catch let error as PostgresError where !error.isTransient {
-                    try await applyOneByOne(entries, &writer, database)
-                }
-                await storeCalibration(database)
-                if writer.delay > 1 { logger.notice("the database is reachable again; storing what waited in the journal") }
+                if writer.failures > 0 { logger.notice("the database takes records again; storing what waited in the journal") }
                 health.database(reachable: true)
-                writer.delay = 1
-                return true
+                writer.failures = 0
+                return done
+            } catch is CancellationError {
+                return false
             } catch {
-                if writer.delay == 1 {
+                if writer.failures == 0 {
                     logger.error("cannot store in the database; events are still published, and stored when it returns",
                                  metadata: ["error": "\(error)"])
                 }
                 health.database(reachable: false)
-                await writer.database?.close()
-                writer.database = nil
+                writer.failures += 1
                 if Task.isShuttingDownGracefully || Task.isCancelled { return false }
-                guard (try? await cancelWhenGracefulShutdown({ [delay = writer.delay] in try await Task.sleep(for: .seconds(delay)) })) != nil else {
+                guard (try? await cancelWhenGracefulShutdown({ [delay = postgres.retry.delay(after: writer.failures)] in
+                    try await Task.sleep(for: delay)
+                })) != nil else {
                     return false
                 }
-                writer.delay = min(writer.delay * 2, 8)
             }
         }
     }
@@ -181,12 +185,5 @@ final class DatabaseWriter: Service {
     private func advance(_ writer: inout Writing, to position: UInt64) {
         writer.cursor = max(writer.cursor, position)
         journal.consumed(.database, upTo: writer.cursor)
-    }
-
-    private func connection(_ writer: inout Writing) async throws -> PostgresConnection {
-        if let database = writer.database { return database }
-        let database = try await PostgresConnection.connect(configuration.database, logger: logger)
-        writer.database = database
-        return database
     }
 }

@@ -2,6 +2,7 @@ import Logging
 import PresenceCore
 import PresenceHTTP
 import PresenceMQTT
+import PresencePostgres
 import ServiceLifecycle
 
 /// The aggregator's decision loop: one task that owns the `AggregatorCore`, feeds it the inbox
@@ -13,6 +14,7 @@ import ServiceLifecycle
 final class DecisionLoop: Service {
     private let configuration: AggregatorConfiguration
     private let inbox: LoopInbox
+    private let postgres: PostgresClient
     private let journal: Journal
     private let publisher: Publisher
     private let health: AggregatorHealth
@@ -25,11 +27,12 @@ final class DecisionLoop: Service {
     private let metrics: AggregatorMetrics?
     private let logger: Logger
 
-    init(configuration: AggregatorConfiguration, inbox: LoopInbox, journal: Journal, publisher: Publisher, health: AggregatorHealth,
+    init(configuration: AggregatorConfiguration, inbox: LoopInbox, postgres: PostgresClient, journal: Journal, publisher: Publisher, health: AggregatorHealth,
          deadLetters: DeadLetters, calibration: PendingCalibration, ready: StartGate, inboundStatistics: @escaping @Sendable () -> MQTTStatistics,
          live: LiveFeed?, metrics: AggregatorMetrics?, logger: Logger) {
         self.configuration = configuration
         self.inbox = inbox
+        self.postgres = postgres
         self.journal = journal
         self.publisher = publisher
         self.health = health
@@ -46,7 +49,7 @@ final class DecisionLoop: Service {
         defer { journal.finishAppending() }
         let start: StartingState
         do {
-            start = try await StartingState.load(configuration, journal: journal, health: health, logger: logger)
+            start = try await StartingState.load(configuration, postgres: postgres, journal: journal, logger: logger)
         } catch is CancellationError {
             return
         }

@@ -16,43 +16,36 @@ struct StartingState: Sendable {
     var recentNotifications: [PresenceNotification]
     var storedOffsets: [String: Double]
 
-    /// Reads it, waiting for the database while it is unreachable (saying so).
-    static func load(_ configuration: AggregatorConfiguration, journal: Journal, health: AggregatorHealth, logger: Logger) async throws -> StartingState {
-        let database = try await PostgresConnection.connectRetrying(configuration.database, purpose: "starting", logger: logger) {
-            health.database(reachable: false)
-        }
-        do {
+    /// Reads it, waiting for the database while it is unreachable (the client says so).
+    static func load(_ configuration: AggregatorConfiguration, postgres: PostgresClient, journal: Journal, logger: Logger) async throws -> StartingState {
+        // The position first, then the sessions: the sessions then hold at least what the
+        // position says, and laying records over them again changes nothing.
+        let (registry, storedOffsets, fold) = try await postgres.withConnection { database in
             try await requireSchema(database)
-            // The position first, then the sessions: the sessions then hold at least what the
-            // position says, and laying records over them again changes nothing.
             let stored = try await database.journalPosition(clientID: configuration.effectiveClientID)
             let binding = JournalBinding(database: try await database.databaseIdentity(), topicPrefix: configuration.topics.prefix)
             try journal.open(for: binding, storedJournal: stored?.journal)
-            let registry = try await database.loadRegistry()
-            let storedOffsets = configuration.core.pipeline.selfCalibrate ? try await database.storedNodeOffsets() : [:]
-            var fold = JournalFold(sessions: try await database.openSessions(),
+            let fold = JournalFold(sessions: try await database.openSessions(),
                                    clock: try await database.savedClock(clientID: configuration.effectiveClientID),
                                    notifications: try await database.recentNotifications(within: configuration.core.notificationCooldown))
-            await database.close()
-            var cursor = stored.flatMap { $0.journal == journal.identity ? $0.position : nil } ?? journal.start
-            var laid = 0
-            // Nothing appends before the loop starts: the journal's end stands still meanwhile.
-            while cursor < journal.status.durable {
-                let entries = await journal.records(from: cursor, limit: 1_000)
-                guard let last = entries.last else { break }
-                for entry in entries { fold.apply(entry.record) }
-                laid += entries.count
-                cursor = last.end
-            }
-            if laid > 0 {
-                logger.notice("laid the journal's records the database lacks over what it says", metadata: ["records": "\(laid)"])
-            }
-            return StartingState(registry: registry, sessions: fold.openSessions, savedClock: fold.clock, recentNotifications: fold.notifications,
-                                 storedOffsets: storedOffsets)
-        } catch {
-            await database.close()
-            throw error
+            let storedOffsets = configuration.core.pipeline.selfCalibrate ? try await database.storedNodeOffsets() : [:]
+            return (try await database.loadRegistry(), storedOffsets, (fold, stored.flatMap { $0.journal == journal.identity ? $0.position : nil }))
         }
+        var (laid, cursor) = (fold.0, fold.1 ?? journal.start)
+        var count = 0
+        // Nothing appends before the loop starts: the journal's end stands still meanwhile.
+        while cursor < journal.status.durable {
+            let entries = await journal.records(from: cursor, limit: 1_000)
+            guard let last = entries.last else { break }
+            for entry in entries { laid.apply(entry.record) }
+            count += entries.count
+            cursor = last.end
+        }
+        if count > 0 {
+            logger.notice("laid the journal's records the database lacks over what it says", metadata: ["records": "\(count)"])
+        }
+        return StartingState(registry: registry, sessions: laid.openSessions, savedClock: laid.clock, recentNotifications: laid.notifications,
+                             storedOffsets: storedOffsets)
     }
 
     private static func requireSchema(_ database: PostgresConnection) async throws {

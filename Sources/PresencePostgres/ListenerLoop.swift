@@ -8,6 +8,7 @@ import Logging
 final class ListenerLoop {
     private let configuration: PostgresConfiguration
     private let channels: [String]
+    private let retry: RetryPolicy
     private let logger: Logger
     private let continuation: AsyncStream<PostgresListenerEvent>.Continuation
     private let signals: ListenerSignals
@@ -15,15 +16,13 @@ final class ListenerLoop {
     private let notices: NoticeSink
     private let redact: @Sendable (String) -> String
 
-    static let firstDelay = 1
-    static let maximumDelay = 30
-
     init(
-        configuration: PostgresConfiguration, channels: [String], logger: Logger,
+        configuration: PostgresConfiguration, channels: [String], retry: RetryPolicy, logger: Logger,
         continuation: AsyncStream<PostgresListenerEvent>.Continuation, signals: ListenerSignals
     ) {
         self.configuration = configuration
         self.channels = channels
+        self.retry = retry
         self.logger = logger
         self.continuation = continuation
         self.signals = signals
@@ -41,7 +40,7 @@ final class ListenerLoop {
             return
         }
         var listenedBefore = false
-        var delay = Self.firstDelay
+        var failures = 0
         while !signals.isStopRequested {
             if let connection = connect() {
                 if listen(connection) {
@@ -50,17 +49,19 @@ final class ListenerLoop {
                         "postgres.channels": "\(channels.joined(separator: ","))",
                     ])
                     listenedBefore = true
-                    delay = Self.firstDelay
+                    failures = 0
                     receive(connection)
                 }
                 PQfinish(connection)
             }
             if signals.isStopRequested { break }
-            logger.info("listener reconnecting after a delay", metadata: ["delay_seconds": "\(delay)"])
-            if waitForSocket(-1, events: 0, wakeFD: signals.wakeFD, timeoutMilliseconds: Int32(delay * 1000)) == .woken {
+            failures += 1
+            let delay = retry.delay(after: failures)
+            logger.info("listener reconnecting after a delay", metadata: ["delay": "\(delay)"])
+            let milliseconds = Int32(clamping: delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
+            if waitForSocket(-1, events: 0, wakeFD: signals.wakeFD, timeoutMilliseconds: milliseconds) == .woken {
                 break
             }
-            delay = min(delay * 2, Self.maximumDelay)
         }
     }
 

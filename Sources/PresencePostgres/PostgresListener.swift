@@ -3,7 +3,8 @@ import Logging
 
 /// A dedicated connection that LISTENs on channels and delivers notifications as `events`.
 /// It runs on its own thread, waiting with `poll()` on the connection's socket; when the
-/// connection is lost it reconnects with back-off (1 s doubling to 30 s), re-issues every LISTEN
+/// connection is lost it reconnects under its retry policy (`PostgresClient.listener(channels:)`
+/// gives the client's), re-issues every LISTEN
 /// and yields `.reconnected`. Channel names are identifiers (ASCII letters, digits, `_`, `$`,
 /// not starting with a digit, at most 63 bytes) and are quoted, so case is kept: `NOTIFY` them
 /// with `pg_notify('Name', ...)` or a quoted name. With an invalid name the listener logs an
@@ -13,16 +14,18 @@ public final class PostgresListener: Sendable {
     public let events: PostgresListenerEvents
     private let configuration: PostgresConfiguration
     private let channels: [String]
+    private let retry: RetryPolicy
     private let logger: Logger
     private let continuation: AsyncStream<PostgresListenerEvent>.Continuation
     private let signals: ListenerSignals
 
-    public init(configuration: PostgresConfiguration, channels: [String], logger: Logger) {
+    public init(configuration: PostgresConfiguration, channels: [String], retry: RetryPolicy = RetryPolicy(), logger: Logger) {
         let (stream, continuation) = AsyncStream.makeStream(of: PostgresListenerEvent.self, bufferingPolicy: .unbounded)
         let signals = ListenerSignals()
         self.events = PostgresListenerEvents(stream: stream)
         self.configuration = configuration
         self.channels = channels
+        self.retry = retry
         self.logger = logger
         self.continuation = continuation
         self.signals = signals
@@ -44,9 +47,9 @@ public final class PostgresListener: Sendable {
     /// Starts the listener's thread. Calls after the first (or after `stop()`) do nothing.
     public func start() {
         guard signals.claimStart() else { return }
-        let thread = Thread { [configuration, channels, logger, continuation, signals] in
+        let thread = Thread { [configuration, channels, retry, logger, continuation, signals] in
             ListenerLoop(
-                configuration: configuration, channels: channels, logger: logger,
+                configuration: configuration, channels: channels, retry: retry, logger: logger,
                 continuation: continuation, signals: signals
             ).run()
         }
