@@ -41,6 +41,8 @@ enum AggregatorFuzz {
         health.nodeDownAfter = 3_000
         health.interval = 10_000
         configuration.health = health
+        configuration.page = true
+        configuration.homeAssistant = try? HomeAssistantDiscovery.Configuration(topics: HomeAssistantTopics(), pipeline: .standard)
         var core = AggregatorCore(configuration: configuration, registry: registry, sessions: [
             Presence(user: "alice", device: tag, beacon: "a", venue: "expo", entered: start - 60_000, lastSeen: start - 1_000),
         ], savedClock: start - 5_000, now: start)
@@ -90,14 +92,20 @@ enum AggregatorFuzz {
         precondition(report?.tags.allSatisfy { $0.identity == tag } ?? false, "health kept for an unregistered identity")
     }
 
-    /// What the core returns must hold together: exits have reasons, every record renders.
+    /// What the core returns must hold together: exits have reasons, every message has a topic and
+    /// an event's payload reads back as the event, every page update renders.
     private static func check(_ actions: [AggregatorCore.Action]) {
-        let topics = (try? Topics(prefix: "presence")) ?? { preconditionFailure("the default prefix is valid") }()
-        for case .record(let record) in actions {
-            if case .decided(let decided) = record {
-                precondition(decided.events.allSatisfy { $0.kind == .enter || $0.reason != nil }, "an exit without a reason")
+        for case .record(.decided(let decided)) in actions {
+            precondition(decided.events.allSatisfy { $0.kind == .enter || $0.reason != nil }, "an exit without a reason")
+            for message in decided.messages {
+                precondition(!message.topic.isEmpty, "a message without a topic")
+                if let event = message.event {
+                    precondition((try? PresenceEvent(payload: message.payload))?.id == event.id, "an event's payload does not read back")
+                }
             }
-            for message in record.messages(topics) { precondition(!message.topic.isEmpty, "a message without a topic") }
+        }
+        for case .page(let updates) in actions {
+            precondition(updates.allSatisfy { $0 == .snapshot || $0.json?.first == UInt8(ascii: "{") }, "a page update that does not render")
         }
         for case .health(let report) in actions {
             precondition(report.encoded().first == UInt8(ascii: "{"), "a health report that does not render")

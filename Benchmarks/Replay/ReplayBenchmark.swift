@@ -55,7 +55,9 @@ enum ReplayBenchmark {
                 line.withUnsafeBytes { raw in
                     guard let arrival = Recording.arrival(of: raw) else { return }
                     if core == nil {
-                        core = AggregatorCore(configuration: configuration, registry: registry, now: arrival.received)
+                        var started = AggregatorCore(configuration: configuration, registry: registry, now: arrival.received)
+                        events.add(started.resume(at: arrival.received))
+                        core = started
                     }
                     last = arrival.received
                     events.add(core?.receive(topic: arrival.topic, payload: raw, at: arrival.received) ?? [])

@@ -12,10 +12,15 @@ public struct AggregatorConfiguration: Sendable {
     public var broker: MQTTBroker
     /// The database with the registry, sessions and events.
     public var database: PostgresConfiguration
-    /// Topic names under the prefix (`--topic-prefix`).
-    public var topics: Topics
-    /// The decisions: the engine's tuning, the watermark, catching up, progress and stats intervals.
+    /// The decisions and what follows from them: the engine's tuning, the topics (`--topic-prefix`),
+    /// Home Assistant's discovery (`--ha-discovery`), the watermark, catching up, progress and stats
+    /// intervals.
     public var core = AggregatorCore.Configuration()
+    /// Topic names under the prefix.
+    public var topics: Topics {
+        get { core.topics }
+        set { core.topics = newValue }
+    }
     /// The MQTT client id; one aggregator per id. Its broker session persists, so the broker keeps
     /// sightings for it while it is down; nil derives it from the topic prefix. The publishing
     /// connection uses this id with `-out` appended.
@@ -41,8 +46,6 @@ public struct AggregatorConfiguration: Sendable {
     public var http: ListenAddress?
     /// How long history is kept; purged at start and every hour.
     public var retention = Retention(sessions: 180 * 86_400_000, events: 30 * 86_400_000)
-    /// Home Assistant's MQTT discovery (`--ha-discovery`), or nil when off.
-    public var homeAssistant: HomeAssistantDiscovery.Configuration?
 
     /// The client id in use: the configured one, or `presence-aggregator` plus the prefix.
     public var effectiveClientID: String {
@@ -55,8 +58,8 @@ public struct AggregatorConfiguration: Sendable {
         // No call of the aggregator may wait on the database for ever.
         database.statementTimeout = database.statementTimeout ?? 30_000
         self.database = database
-        self.topics = topics
         stateDirectory = ""
+        self.topics = topics
         stateDirectory = Self.defaultStateDirectory(clientID: effectiveClientID)
     }
 

@@ -1,6 +1,5 @@
 import Metrics
 import PresenceCore
-import PresenceHTTP
 import Synchronization
 
 /// The aggregator's metrics, through swift-metrics (served as Prometheus text at `/metrics` with
@@ -18,8 +17,10 @@ final class AggregatorMetrics: Sendable {
     private let totals = Mutex(Totals())
     private let decisionTimer = Metrics.Timer(label: AggregatorMetrics.decisionToPublish)
 
-    /// Brings the counters and gauges up to the decision core's figures.
-    func update(_ statistics: AggregatorCore.Statistics, flaps: Int) {
+    /// Brings the counters and gauges up to the decision core's figures: its counters, the events
+    /// by kind and exit reason, the flaps, and each registered node's rate and state (labels:
+    /// registered node keys only).
+    func update(_ statistics: AggregatorCore.Statistics) {
         let counters = statistics.counters
         var grown: [(String, [(String, String)], Int)] = [
             ("presence_batches_total", [], counters.batches),
@@ -27,29 +28,20 @@ final class AggregatorMetrics: Sendable {
             ("presence_dropped_sightings_total", [], counters.droppedSightings),
             ("presence_observations_total", [], counters.observations),
             ("presence_late_observations_total", [], statistics.late),
-            ("presence_flaps_total", [], flaps),
+            ("presence_flaps_total", [], statistics.flaps),
         ]
         for (reason, count) in counters.rejectedBatches { grown.append(("presence_rejected_batches_total", [("reason", reason)], count)) }
         for (reason, count) in counters.unmatched { grown.append(("presence_unmatched_sightings_total", [("reason", reason)], count)) }
         for reason in StrangerNodes.Reason.allCases {
             grown.append(("presence_stranger_messages_total", [("reason", reason.rawValue)], statistics.strangers.counts[reason] ?? 0))
         }
+        for (tally, count) in statistics.events {
+            grown.append(("presence_events_total", [("kind", tally.kind.rawValue)] + (tally.reason.map { [("reason", $0.rawValue)] } ?? []), count))
+        }
         add(grown)
         Gauge(label: "presence_decision_lag_seconds").record(Double(statistics.decisionLag) / 1000)
         Gauge(label: "presence_catching_up").record(statistics.catchingUp ? 1 : 0)
-    }
-
-    /// Counts decided events by kind (and exit reason).
-    func count(_ events: [PresenceEvent]) {
-        for event in events {
-            let reason = event.reason.map { [("reason", $0.rawValue)] } ?? []
-            Counter(label: "presence_events_total", dimensions: [("kind", event.kind.rawValue)] + reason).increment()
-        }
-    }
-
-    /// Each registered node's rate and state (labels: registered node keys only).
-    func updateNodes(_ rows: [NodeRow]) {
-        for row in rows {
+        for row in statistics.nodes {
             Gauge(label: "presence_node_sightings_per_second", dimensions: [("node", row.key)]).record(row.sightingsPerSecond ?? 0)
             Gauge(label: "presence_node_online", dimensions: [("node", row.key)]).record(row.online == true ? 1 : 0)
         }

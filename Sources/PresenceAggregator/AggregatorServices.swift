@@ -47,6 +47,17 @@ public enum AggregatorServices {
             readiness: {
                 [("broker", inbound.isConnected && publisher.isConnected), ("database", health.databaseReachable), ("registry", ready.isOpen)]
             },
+            page: { question in
+                await inbox.answer(within: .seconds(2)) { core -> VenueServer.PageAnswer in
+                    switch question {
+                    case .snapshot(let now): .json(core.pageSnapshotJSON(at: now))
+                    case .presence(let now): .json(core.pagePresenceJSON(at: now))
+                    case .events(let after, let limit): .json(core.pageEventsJSON(after: after, limit: limit))
+                    case .nodes: .json(core.pageNodesJSON())
+                    case .stream(let now): .stream(live.attach(snapshot: core.pageSnapshotJSON(at: now), cursor: core.page?.cursor ?? 0))
+                    }
+                }
+            },
             visits: { try await visits.visits(since: $0) },
             beforeScrape: {
                 let journal = journal.status

@@ -153,15 +153,13 @@ final class DatabaseWriter: Service {
         for entry in entries {
             switch entry.record {
             case .decided(let decided):
-                batch.events += decided.events
+                batch.events += decided.messages.filter { $0.event != nil }
                 batch.notifications += decided.notifications
             case .progress(let progress):
                 batch.clock = (configuration.effectiveClientID, max(batch.clock?.time ?? .min, progress.clock))
                 for seen in progress.lastSeen { lastSeen[seen.user] = max(lastSeen[seen.user] ?? .min, seen.time) }
             case .erased(let users):
                 batch.erasedUsers += users
-            case .states, .messages:
-                break
             }
         }
         batch.lastSeen = lastSeen.map { .init(user: $0.key, time: $0.value) }.sorted { $0.user < $1.user }

@@ -30,7 +30,7 @@ final class DeadLetters: Sendable {
             w.key("events")
             w.array { w in
                 if case .decided(let decided) = entry.record {
-                    for event in decided.events { w.string(String(decoding: event.encoded(), as: UTF8.self)) }
+                    for message in decided.messages where message.event != nil { w.string(String(decoding: message.payload, as: UTF8.self)) }
                 }
             }
         }

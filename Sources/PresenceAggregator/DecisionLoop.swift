@@ -6,11 +6,12 @@ import PresencePostgres
 import ServiceLifecycle
 
 /// The aggregator's decision loop: one task that owns the `AggregatorCore`, feeds it the inbox
-/// (messages, ticks, registries) and carries out what it returns. It never waits on the database
-/// or the broker: records go to the journal, counters out at once. It starts from what the
-/// database and the journal say (waiting for the database if it is away), opens the gate for the
-/// inbound connection, and on shutdown decides everything received before that connection closed,
-/// saves progress and ends the journal.
+/// (messages, ticks, registries), answers the page's questions with it, and carries out what it
+/// returns. It never waits on the database or the broker: records go to the journal, page updates
+/// to the open pages, counters out at once. It starts from what the database and the journal say
+/// (waiting for the database if it is away), opens the gate for the inbound connection, and on
+/// shutdown decides everything received before that connection closed, saves progress and ends
+/// the journal.
 final class DecisionLoop: Service {
     private let configuration: AggregatorConfiguration
     private let inbox: LoopInbox
@@ -22,7 +23,7 @@ final class DecisionLoop: Service {
     private let calibration: PendingCalibration
     private let ready: StartGate
     private let inboundStatistics: @Sendable () -> MQTTStatistics
-    /// What the HTTP page shows, and the metrics (with `--http`).
+    /// The open venue pages, and the metrics (with `--http`).
     private let live: LiveFeed?
     private let metrics: AggregatorMetrics?
     private let logger: Logger
@@ -46,22 +47,22 @@ final class DecisionLoop: Service {
     }
 
     func run() async throws {
-        defer { journal.finishAppending() }
+        defer {
+            journal.finishAppending()
+            inbox.dropQuestions()
+        }
         let start: StartingState
         do {
             start = try await StartingState.load(configuration, postgres: postgres, journal: journal, logger: logger)
         } catch is CancellationError {
             return
         }
-        var core = AggregatorCore(configuration: configuration.core, registry: start.registry, sessions: start.sessions,
+        var coreConfiguration = configuration.core
+        coreConfiguration.page = live != nil
+        var core = AggregatorCore(configuration: coreConfiguration, registry: start.registry, sessions: start.sessions,
                                   savedClock: start.savedClock, recentNotifications: start.recentNotifications, storedOffsets: start.storedOffsets,
                                   now: WallClock.milliseconds())
-        var shownAt: Int64 = 0
-        live?.replaceRegistry(start.registry, at: WallClock.milliseconds())
-        var discovery = configuration.homeAssistant.map { HomeAssistantDiscovery(configuration: $0, registry: start.registry) }
-        execute(core.resume(at: WallClock.milliseconds()), &discovery)
-        publish(discovery?.update(registry: start.registry, at: WallClock.milliseconds()))
-        showNodes(core)
+        execute(core.resume(at: WallClock.milliseconds()), core)
         ready.open()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [inbox, tick = configuration.core.pipeline.tickInterval] in
@@ -75,20 +76,14 @@ final class DecisionLoop: Service {
                 while let item = await inbox.next() {
                     switch item {
                     case .message(let message, let receivedAt):
-                        execute(message.payload.withUnsafeBytes { core.receive(topic: message.topic, payload: $0, at: receivedAt) }, &discovery)
+                        execute(message.payload.withUnsafeBytes { core.receive(topic: message.topic, payload: $0, at: receivedAt) }, core)
                     case .tick:
                         if !core.isSubscribed, health.isSubscribed { core.subscribed(at: WallClock.milliseconds()) }
-                        execute(core.tick(at: WallClock.milliseconds()), &discovery)
-                        if live != nil, WallClock.milliseconds() - shownAt >= 1_000 {
-                            shownAt = WallClock.milliseconds()
-                            showNodes(core)
-                        }
+                        execute(core.tick(at: WallClock.milliseconds()), core)
                     case .registry(let registry, _):
-                        live?.replaceRegistry(registry, at: WallClock.milliseconds())
-                        // Home Assistant drops removed entities before their states go.
-                        publish(discovery?.update(registry: registry, at: WallClock.milliseconds()))
-                        execute(core.replaceRegistry(registry, at: WallClock.milliseconds()), &discovery)
-                        showNodes(core)
+                        execute(core.replaceRegistry(registry, at: WallClock.milliseconds()), core)
+                    case .question(let answer):
+                        answer(core)
                     }
                 }
             } onGracefulShutdown: { [inbox] in
@@ -98,49 +93,26 @@ final class DecisionLoop: Service {
             }
             group.cancelAll()
         }
-        execute(core.finish(at: WallClock.milliseconds()), &discovery)
+        execute(core.finish(at: WallClock.milliseconds()), core)
         journal.finishAppending()
         // The inbox ends when the inbound connection has stopped; the group asks this loop to stop
         // next, and a service may not end before it is asked.
         try? await gracefulShutdown()
     }
 
-    /// Brings the page's node table and the metrics up to the core's figures (with `--http`).
-    private func showNodes(_ core: borrowing AggregatorCore) {
-        guard let live, let metrics else { return }
-        let now = WallClock.milliseconds()
-        metrics.update(core.statistics(at: now), flaps: live.read { $0.flapCount })
-        let registry = core.pipeline.registry
-        let fitted = core.pipeline.selfCalibration?.applied ?? [:]
-        let fleet = Dictionary((core.pipeline.fleet?.report(at: now).nodes ?? []).map { ($0.key, $0) }, uniquingKeysWith: { $1 })
-        let rows = registry.nodes.values.sorted { $0.key < $1.key }.map { node in
-            let offset: (Double, String) = node.pinned ? (node.rssiOffset, "pinned") : fitted[node.key].map { ($0, "fitted") } ?? (node.rssiOffset, "none")
-            let health = fleet[node.key]
-            return NodeRow(key: node.key, venue: node.venue, beacon: node.beacon, x: node.x, y: node.y, floor: node.floor,
-                           online: health.flatMap { $0.state == .unknown ? nil : $0.state == .online }, sightingsPerSecond: health?.sightingsPerSecond,
-                           lastSeen: health?.lastHeard, clockSkew: health?.skew, offset: offset.0, offsetSource: offset.1)
-        }
-        metrics.updateNodes(rows)
-        live.replaceNodes(rows, at: now)
-    }
-
-    /// Appends Home Assistant's messages to the journal, if there are any.
-    private func publish(_ messages: [OutboundMessage]?) {
-        guard let messages, !messages.isEmpty else { return }
-        journal.append(.messages(messages))
-    }
-
-    /// Carries out the core's actions; with Home Assistant discovery, the messages that mirror a
-    /// record follow it into the journal.
-    private func execute(_ actions: [AggregatorCore.Action], _ discovery: inout HomeAssistantDiscovery?) {
+    /// Carries out the core's actions (`core` answers a page that must start from a snapshot).
+    private func execute(_ actions: [AggregatorCore.Action], _ core: borrowing AggregatorCore) {
         for action in actions {
             switch action {
             case .record(let record):
                 journal.append(record)
-                live?.apply(record, at: WallClock.milliseconds())
-                if case .decided(let decided) = record { metrics?.count(decided.events) }
-                publish(discovery?.follow(record, at: WallClock.milliseconds()))
-            case .statistics(let statistics):
+            case .page(let updates):
+                guard let live, live.pageCount > 0 else { continue }
+                let snapshot = updates.contains(.snapshot) ? (core.pageSnapshotJSON(at: WallClock.milliseconds()), core.page?.cursor ?? 0) : nil
+                live.publish(updates, snapshot: snapshot)
+            case .statistics(let statistics, let report):
+                metrics?.update(statistics)
+                guard report else { continue }
                 let message = AggregatorStatistics(core: statistics, inbound: inboundStatistics(), inbox: inbox.counters, journal: journal.status,
                                                    inFlight: publisher.inFlight, deadLetters: deadLetters.count,
                                                    decisionToPublish: publisher.latency.takeSummary())

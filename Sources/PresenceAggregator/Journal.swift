@@ -38,6 +38,8 @@ final class Journal: Service, @unchecked Sendable {
     // Guarded by `condition`.
     private var ledger: JournalLedger?
     private var openedIdentity = ""
+    /// The topics its records are published under (its binding's prefix), for records of an older layout.
+    private var topics: Topics?
     private var lockDescriptor: Int32 = -1
     /// No journal will be opened: appending finished (or the service stopped) first.
     private var abandoned = false
@@ -78,8 +80,10 @@ final class Journal: Service, @unchecked Sendable {
                 logger.warning("cut a torn record from the end of the journal", metadata: ["segment": "\(segment.path)", "bytes": "\(torn)"])
                 try JournalFiles.truncate(segment.path, to: UInt64(last.count - torn))
             }
+            let topics = try Topics(prefix: binding.topicPrefix)
             let waiting = locked { () -> [CheckedContinuation<Void, Never>] in
                 self.ledger = ledger
+                self.topics = topics
                 openedIdentity = identity
                 lockDescriptor = lock
                 defer { openWaiters = [] }
@@ -262,7 +266,8 @@ final class Journal: Service, @unchecked Sendable {
             case .read(let request):
                 var entries: [Entry] = []
                 do {
-                    entries = try JournalLedger.collect(request) { start, offset, count in try JournalFiles.read(path(of: start), from: offset, count: count) }
+                    let published = locked { topics } ?? Topics.standard
+                    entries = try JournalLedger.collect(request, topics: published) { start, offset, count in try JournalFiles.read(path(of: start), from: offset, count: count) }
                 } catch {
                     logger.critical("cannot read the journal", metadata: ["error": "\(error)", "from": "\(request.cursor)"])
                 }

@@ -5,14 +5,17 @@ import Synchronization
 
 /// Everything the decision loop reacts to, in one queue with one reader: messages as the inbound
 /// connection receives them (stamped with their arrival, bounded in bytes, what does not fit is
-/// dropped and counted), ticks of the clock (at most one waiting) and registries loaded beside the
-/// loop (only the newest waits). A waiting registry comes first, then ticks and messages in the
-/// order they came, so that neither starves the other.
+/// dropped and counted), ticks of the clock (at most one waiting), registries loaded beside the
+/// loop (only the newest waits), and questions about what the core shows (the venue page's, at most
+/// `questionLimit` waiting). Questions come first, then a waiting registry, then ticks and messages
+/// in the order they came, so that none starves the others.
 final class LoopInbox: Sendable {
     enum Item: Sendable {
         case message(MQTTMessage, receivedAt: Int64)
         case tick(Int64)
         case registry(Registry, loadedAt: Int64)
+        /// Answered by the loop with its core; with nil when the loop will not answer (stopped).
+        case question(@Sendable (AggregatorCore?) -> Void)
     }
 
     /// What the inbox has dropped and holds.
@@ -24,6 +27,7 @@ final class LoopInbox: Sendable {
 
     private struct State {
         var items = Deque<Item>()
+        var questions = Deque<@Sendable (AggregatorCore?) -> Void>()
         var registry: (Registry, Int64)?
         var tickWaiting = false
         var bytes = 0
@@ -33,10 +37,12 @@ final class LoopInbox: Sendable {
     }
 
     let limit: Int
+    let questionLimit: Int
     private let state = Mutex(State())
 
-    init(limit: Int) {
+    init(limit: Int, questionLimit: Int = 64) {
         self.limit = limit
+        self.questionLimit = questionLimit
     }
 
     /// Takes a received message; false (and counted) when it would not fit.
@@ -83,8 +89,25 @@ final class LoopInbox: Sendable {
         }
     }
 
-    /// No more messages will come: `next()` returns what is left, then nil. Ticks and registries
-    /// are no longer taken.
+    /// Asks the loop about its core: `answer` runs on the loop, between two items, with the
+    /// core; with nil when the loop has stopped, or too many questions wait.
+    func ask(_ answer: @escaping @Sendable (AggregatorCore?) -> Void) {
+        var refused = false
+        deliver(.question(answer)) { state in
+            guard state.questions.count < questionLimit else {
+                refused = true
+                return false
+            }
+            state.questions.append(answer)
+            return true
+        } refused: {
+            refused = true
+        }
+        if refused { answer(nil) }
+    }
+
+    /// No more messages will come: `next()` returns what is left, then nil. Ticks, registries and
+    /// questions are no longer taken.
     func finish() {
         let reader = state.withLock { state -> CheckedContinuation<Item?, Never>? in
             state.finished = true
@@ -93,6 +116,15 @@ final class LoopInbox: Sendable {
             return state.reader
         }
         reader?.resume(returning: nil)
+    }
+
+    /// The questions no loop will answer (after the last `next()`), answered with nil.
+    func dropQuestions() {
+        let questions = state.withLock { state in
+            defer { state.questions = [] }
+            return state.questions
+        }
+        for question in questions { question(nil) }
     }
 
     /// The next item, waiting for one; nil once finished and empty. One reader only.
@@ -116,21 +148,24 @@ final class LoopInbox: Sendable {
         }
     }
 
-    /// Hands `item` to a waiting reader, or lets `enqueue` keep it (false: not taken).
-    private func deliver(_ item: Item, enqueue: (inout State) -> Bool) {
-        let reader = state.withLock { state -> CheckedContinuation<Item?, Never>? in
-            guard !state.finished else { return nil }
+    /// Hands `item` to a waiting reader, or lets `enqueue` keep it (false: not taken); `refused`
+    /// runs (outside the lock) when the inbox is finished.
+    private func deliver(_ item: Item, enqueue: (inout State) -> Bool, refused: () -> Void = {}) {
+        let (reader, finished) = state.withLock { state -> (CheckedContinuation<Item?, Never>?, Bool) in
+            guard !state.finished else { return (nil, true) }
             if let reader = state.reader {
                 state.reader = nil
-                return reader
+                return (reader, false)
             }
             _ = enqueue(&state)
-            return nil
+            return (nil, false)
         }
+        if finished { refused() }
         reader?.resume(returning: item)
     }
 
     private static func take(_ state: inout State) -> Item? {
+        if let question = state.questions.popFirst() { return .question(question) }
         if let (registry, time) = state.registry {
             state.registry = nil
             return .registry(registry, loadedAt: time)
@@ -139,8 +174,40 @@ final class LoopInbox: Sendable {
         switch item {
         case .message(let message, _): state.bytes -= message.queuedSize
         case .tick: state.tickWaiting = false
-        case .registry: break
+        case .registry, .question: break
         }
         return item
+    }
+}
+
+extension LoopInbox {
+    /// What `body` says of the core, asked on the loop between two items; nil when the loop does
+    /// not answer within `limit` (starting, stopping, or too many questions waiting).
+    func answer<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable (AggregatorCore) -> T) async -> T? {
+        let reply = Reply<T>()
+        return await withCheckedContinuation { continuation in
+            reply.wait(continuation)
+            ask { core in reply.give(core.map(body)) }
+            Task {
+                try? await Task.sleep(for: limit)
+                reply.give(nil)
+            }
+        }
+    }
+
+    /// One answer for one waiter, whichever comes first: the loop's, or none at the time limit.
+    private final class Reply<T: Sendable>: Sendable {
+        private let waiter = Mutex<CheckedContinuation<T?, Never>?>(nil)
+
+        func wait(_ continuation: CheckedContinuation<T?, Never>) {
+            waiter.withLock { $0 = continuation }
+        }
+
+        func give(_ value: T?) {
+            waiter.withLock { waiting in
+                defer { waiting = nil }
+                return waiting
+            }?.resume(returning: value)
+        }
     }
 }

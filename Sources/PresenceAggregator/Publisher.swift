@@ -98,10 +98,14 @@ final class Publisher: Service {
             let entries = await journal.records(from: cursor, limit: 500)
             guard !entries.isEmpty else { break }
             for entry in entries {
-                let messages = entry.record.messages(configuration.topics)
-                progress.begin(start: entry.start, end: entry.end, messages: messages.count)
-                let decidedAt: Int64? = if case .decided(let decided) = entry.record { decided.decidedAt } else { nil }
-                for message in messages {
+                guard case .decided(let decided) = entry.record else {
+                    progress.begin(start: entry.start, end: entry.end, messages: 0)
+                    cursor = entry.end
+                    continue
+                }
+                progress.begin(start: entry.start, end: entry.end, messages: decided.messages.count)
+                let decidedAt = decided.decidedAt
+                for message in decided.messages {
                     do {
                         try await client.send(MQTTMessage(topic: message.topic, payload: message.payload, qos: 1, retain: message.retain)) { result in
                             self.settle(result, message, entry: entry, decidedAt: decidedAt, progress: progress)
@@ -121,17 +125,15 @@ final class Publisher: Service {
         }
     }
 
-    private func settle(_ result: Result<Int32, MQTTError>, _ message: OutboundMessage, entry: Journal.Entry, decidedAt: Int64?,
+    private func settle(_ result: Result<Int32, MQTTError>, _ message: OutboundMessage, entry: Journal.Entry, decidedAt: Int64,
                         progress: PublishProgress) {
         switch result {
         case .success(let reason) where reason < 0x80:
-            if let id = message.event {
-                acknowledged.withLock { $0.append((entry.end, id)) }
-                if let decidedAt {
-                    let waited = WallClock.milliseconds() - decidedAt
-                    latency.record(milliseconds: waited)
-                    metrics?.recordDecisionToPublish(milliseconds: waited)
-                }
+            if let event = message.event {
+                acknowledged.withLock { $0.append((entry.end, event.id)) }
+                let waited = WallClock.milliseconds() - decidedAt
+                latency.record(milliseconds: waited)
+                metrics?.recordDecisionToPublish(milliseconds: waited)
             }
             progress.settled(start: entry.start)
         case .success(let reason):

@@ -1,3 +1,5 @@
+import PresenceCore
+
 /// The server-sent events of the page's stream (`text/event-stream`): `snapshot` (everything, to
 /// start from), `presence` (an event of the feed, its cursor as the id), `user`, `beacon` and
 /// `nodes`, each carrying JSON on one `data:` line.
@@ -6,13 +8,16 @@ enum ServerSentEvent {
         encode(name: "snapshot", id: cursor, json: json)
     }
 
-    static func message(_ update: LiveBoard.Update, board: borrowing LiveBoard, at now: Int64) -> [UInt8] {
+    /// An update of the feed (`presence`, its cursor as the id), a user, a beacon or the nodes;
+    /// nil for `snapshot`, which the caller supplies.
+    static func message(_ update: PageUpdate) -> [UInt8]? {
+        guard let json = update.json else { return nil }
         switch update {
-        case .event(let cursor, let json): encode(name: "presence", id: cursor, json: json)
-        case .user(let json): encode(name: "user", json: json)
-        case .beacon(let json): encode(name: "beacon", json: json)
-        case .nodes(let json): encode(name: "nodes", json: json)
-        case .snapshot: snapshot(board.snapshotJSON(at: now), cursor: board.cursor)
+        case .event(let entry): return encode(name: "presence", id: entry.cursor, json: json)
+        case .user: return encode(name: "user", json: json)
+        case .beacon: return encode(name: "beacon", json: json)
+        case .nodes: return encode(name: "nodes", json: json)
+        case .snapshot: return nil
         }
     }
 

@@ -19,16 +19,16 @@ enum VenueRoutes {
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: text)))
         }
-        router.get("/api/snapshot") { _, _ in json(sources.feed.read { $0.snapshotJSON(at: sources.now()) }) }
-        router.get("/api/presence") { _, _ in json(sources.feed.read { $0.presenceJSON(at: sources.now()) }) }
-        router.get("/api/nodes") { _, _ in json(sources.feed.read { $0.nodesJSON() }) }
+        router.get("/api/snapshot") { _, _ in await page(sources, .snapshot(at: sources.now())) }
+        router.get("/api/presence") { _, _ in await page(sources, .presence(at: sources.now())) }
+        router.get("/api/nodes") { _, _ in await page(sources, .nodes) }
         router.get("/api/events") { request, _ in
             let query = request.uri.queryParameters
             guard let after = Int64(query["after"].map(String.init) ?? "0"), let limit = Int(query["limit"].map(String.init) ?? "100"),
                   after >= 0, (1 ... 1_000).contains(limit) else {
                 return problem(.badRequest, "after must be a cursor (0 or more) and limit 1 to 1000")
             }
-            return json(sources.feed.read { $0.eventsJSON(after: after, limit: limit) })
+            return await page(sources, .events(after: after, limit: limit))
         }
         router.get("/api/visits") { request, _ in
             guard let hours = Int(request.uri.queryParameters["hours"].map(String.init) ?? "8"), (1 ... 24 * 31).contains(hours) else {
@@ -42,7 +42,9 @@ enum VenueRoutes {
             }
         }
         router.get("/api/stream") { _, _ in
-            let stream = sources.feed.stream(at: sources.now())
+            guard case .stream(let stream)? = await sources.page(.stream(at: sources.now())) else {
+                return problem(.serviceUnavailable, "the aggregator cannot show the venue now (starting or stopping)")
+            }
             let body = ResponseBody { writer in
                 for await message in stream {
                     try await writer.write(ByteBuffer(bytes: message))
@@ -52,6 +54,14 @@ enum VenueRoutes {
             return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
         }
         return router
+    }
+
+    /// The page's JSON for `question`, or 503 when the aggregator cannot answer now.
+    private static func page(_ sources: VenueServer.Sources, _ question: VenueServer.PageQuestion) async -> Response {
+        guard case .json(let bytes)? = await sources.page(question) else {
+            return problem(.serviceUnavailable, "the aggregator cannot show the venue now (starting or stopping)")
+        }
+        return json(bytes)
     }
 
     private static func file(_ bytes: [UInt8], type: String) -> Response {

@@ -10,10 +10,14 @@ import ServiceLifecycle
 public struct VenueServer: Service {
     /// Where the server's answers come from.
     public struct Sources: Sendable {
+        /// The open pages' streams.
         public var feed: LiveFeed
         public var metrics: PrometheusCollectorRegistry
         /// What `/readyz` checks, each by name.
         public var readiness: @Sendable () -> [(String, Bool)]
+        /// Asks whoever holds what the page shows (the aggregator's core, on its loop); nil when it
+        /// cannot answer now (starting, stopping, or too busy).
+        public var page: @Sendable (PageQuestion) async -> PageAnswer?
         /// Unique visitors per beacon per bucket since a time (ms), for the visits chart.
         public var visits: @Sendable (_ since: Int64) async throws -> [VisitCount]
         /// Called before `/metrics` is written, to bring gauges up to date.
@@ -21,15 +25,32 @@ public struct VenueServer: Service {
         public var now: @Sendable () -> Int64
 
         public init(feed: LiveFeed, metrics: PrometheusCollectorRegistry, readiness: @escaping @Sendable () -> [(String, Bool)],
-                    visits: @escaping @Sendable (Int64) async throws -> [VisitCount], beforeScrape: @escaping @Sendable () -> Void = {},
-                    now: @escaping @Sendable () -> Int64) {
+                    page: @escaping @Sendable (PageQuestion) async -> PageAnswer?, visits: @escaping @Sendable (Int64) async throws -> [VisitCount],
+                    beforeScrape: @escaping @Sendable () -> Void = {}, now: @escaping @Sendable () -> Int64) {
             self.feed = feed
             self.metrics = metrics
             self.readiness = readiness
+            self.page = page
             self.visits = visits
             self.beforeScrape = beforeScrape
             self.now = now
         }
+    }
+
+    /// What a route asks of the page's holder.
+    public enum PageQuestion: Sendable, Equatable {
+        case snapshot(at: Int64)
+        case presence(at: Int64)
+        case events(after: Int64, limit: Int)
+        case nodes
+        /// A stream for a new page, attached to `Sources.feed` with its snapshot.
+        case stream(at: Int64)
+    }
+
+    /// The answer: JSON, or a page's stream.
+    public enum PageAnswer: Sendable {
+        case json([UInt8])
+        case stream(AsyncStream<[UInt8]>)
     }
 
     private let host: String

@@ -5,7 +5,9 @@ import PresencePostgres
 /// the notifications sent, progress (the decided-up-to clock, last sightings of present users),
 /// and events the broker has acknowledged since.
 public struct StoreBatch: Sendable {
-    public var events: [PresenceEvent] = []
+    /// The messages of the events, in order: each payload (the event's JSON, as published) goes to
+    /// the database as it is, and the statements read the columns they need from it.
+    public var events: [OutboundMessage] = []
     public var notifications: [PresenceNotification] = []
     /// The aggregator's client id and the clock it has decided up to, when progress is saved.
     public var clock: (clientID: String, time: Int64)?
@@ -61,21 +63,22 @@ extension PostgresConnection {
         guard !batch.isEmpty else { return report }
         var known: Set<String> = []
         if !batch.events.isEmpty {
-            known = Set(try query("SELECT id::text FROM presence.events WHERE id = ANY($1::uuid[])", [PostgresArray(batch.events.map(\.id))])
-                .rows.compactMap { $0.string(0) })
+            known = Set(try query("""
+                SELECT id::text FROM presence.events WHERE id IN (SELECT (e->>'id')::uuid FROM json_array_elements($1::json) AS v (e))
+                """, [PostgresJSONArray(batch.events.map(\.payload))]).rows.compactMap { $0.string(0) })
             report.alreadyStored = known.count
         }
-        let events = batch.events.filter { known.insert($0.id).inserted }
+        let events = batch.events.filter { message in message.event.map { known.insert($0.id).inserted } ?? false }
         var statements: [(sql: String, parameters: [PostgresParameter])] = []
         if !batch.notifications.isEmpty { statements.append(Self.notificationsStatement(batch.notifications)) }
         if !events.isEmpty { statements.append(Self.eventsStatement(events)) }
         /// Statements whose returned users say something: the stale-closing ones and the exits.
         var watched: [(index: Int, expected: [String], exits: Bool)] = []
         for generation in Self.generations(events) {
-            let exits = generation.filter { $0.kind == .exit }
-            let enters = generation.filter { $0.kind == .enter }
+            let exits = generation.filter { $0.event?.kind == .exit }
+            let enters = generation.filter { $0.event?.kind == .enter }
             if !exits.isEmpty {
-                watched.append((statements.count, exits.map { "\($0.user) at \($0.beacon)" }, true))
+                watched.append((statements.count, exits.compactMap(\.event).map { "\($0.user) at \($0.beacon)" }, true))
                 statements.append(Self.exitsStatement(exits))
             }
             if !enters.isEmpty {
@@ -136,14 +139,15 @@ extension PostgresConnection {
     }
 
     /// `events` in generations: the first event of every user, then the second, and so on.
-    static func generations(_ events: [PresenceEvent]) -> [[PresenceEvent]] {
-        var generations: [[PresenceEvent]] = []
+    static func generations(_ events: [OutboundMessage]) -> [[OutboundMessage]] {
+        var generations: [[OutboundMessage]] = []
         var seen: [String: Int] = [:]
-        for event in events {
-            let generation = seen[event.user, default: 0]
-            seen[event.user] = generation + 1
+        for message in events {
+            guard let user = message.event?.user else { continue }
+            let generation = seen[user, default: 0]
+            seen[user] = generation + 1
             if generation == generations.count { generations.append([]) }
-            generations[generation].append(event)
+            generations[generation].append(message)
         }
         return generations
     }
@@ -161,46 +165,44 @@ extension PostgresConnection {
                   PostgresArray(rows.map(\.message)), PostgresArray(rows.map(\.at))])
     }
 
-    private static func eventsStatement(_ events: [PresenceEvent]) -> (sql: String, parameters: [PostgresParameter]) {
+    private static func eventsStatement(_ events: [OutboundMessage]) -> (sql: String, parameters: [PostgresParameter]) {
         ("""
             INSERT INTO presence.events (id, kind, user_key, beacon_key, at, payload)
-            SELECT i, k, u, b, to_timestamp(t / 1000.0), p
-            FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[]) WITH ORDINALITY AS v (i, k, u, b, t, p, n)
+            SELECT (e->>'id')::uuid, e->>'event', e->>'user', e->>'beacon', to_timestamp((e->>'at')::bigint / 1000.0), e::text
+            FROM json_array_elements($1::json) WITH ORDINALITY AS v (e, n)
             ORDER BY n
             ON CONFLICT (id) DO NOTHING
-            """, [PostgresArray(events.map(\.id)), PostgresArray(events.map(\.kind.rawValue)), PostgresArray(events.map(\.user)),
-                  PostgresArray(events.map(\.beacon)), PostgresArray(events.map(\.at)),
-                  PostgresArray(events.map { String(decoding: $0.encoded(), as: UTF8.self) })])
+            """, [PostgresJSONArray(events.map(\.payload))])
     }
 
-    private static func exitsStatement(_ exits: [PresenceEvent]) -> (sql: String, parameters: [PostgresParameter]) {
+    private static func exitsStatement(_ exits: [OutboundMessage]) -> (sql: String, parameters: [PostgresParameter]) {
         ("""
             UPDATE presence.sessions s
-            SET exited_at = GREATEST(to_timestamp(v.t / 1000.0), s.entered_at), exit_reason = v.r, exit_event = v.i
-            FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::uuid[]) AS v (u, b, t, r, i)
-            WHERE s.user_key = v.u AND s.beacon_key = v.b AND s.exited_at IS NULL
+            SET exited_at = GREATEST(to_timestamp((e->>'at')::bigint / 1000.0), s.entered_at),
+                exit_reason = COALESCE(e->>'reason', 'timeout'), exit_event = (e->>'id')::uuid
+            FROM json_array_elements($1::json) AS v (e)
+            WHERE s.user_key = e->>'user' AND s.beacon_key = e->>'beacon' AND s.exited_at IS NULL
             RETURNING s.user_key || ' at ' || s.beacon_key
-            """, [PostgresArray(exits.map(\.user)), PostgresArray(exits.map(\.beacon)), PostgresArray(exits.map(\.at)),
-                  PostgresArray(exits.map { ($0.reason ?? .timeout).rawValue }), PostgresArray(exits.map(\.id))])
+            """, [PostgresJSONArray(exits.map(\.payload))])
     }
 
     /// Closes (`removed`) the open sessions of users about to enter: the engine did not know them.
-    private static func staleSessionsStatement(_ enters: [PresenceEvent]) -> (sql: String, parameters: [PostgresParameter]) {
+    private static func staleSessionsStatement(_ enters: [OutboundMessage]) -> (sql: String, parameters: [PostgresParameter]) {
         ("""
             UPDATE presence.sessions s
-            SET exited_at = GREATEST(to_timestamp(v.t / 1000.0), s.entered_at), exit_reason = 'removed'
-            FROM unnest($1::text[], $2::bigint[]) AS v (u, t)
-            WHERE s.user_key = v.u AND s.exited_at IS NULL
+            SET exited_at = GREATEST(to_timestamp((e->>'at')::bigint / 1000.0), s.entered_at), exit_reason = 'removed'
+            FROM json_array_elements($1::json) AS v (e)
+            WHERE s.user_key = e->>'user' AND s.exited_at IS NULL
             RETURNING s.user_key
-            """, [PostgresArray(enters.map(\.user)), PostgresArray(enters.map(\.at))])
+            """, [PostgresJSONArray(enters.map(\.payload))])
     }
 
-    private static func sessionsStatement(_ enters: [PresenceEvent]) -> (sql: String, parameters: [PostgresParameter]) {
+    private static func sessionsStatement(_ enters: [OutboundMessage]) -> (sql: String, parameters: [PostgresParameter]) {
         ("""
             INSERT INTO presence.sessions (user_key, beacon_key, venue_key, device, entered_at, last_seen_at, enter_event)
-            SELECT u, b, w, d, to_timestamp(t / 1000.0), to_timestamp(t / 1000.0), i
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::uuid[]) AS x (u, b, w, d, t, i)
-            """, [PostgresArray(enters.map(\.user)), PostgresArray(enters.map(\.beacon)), PostgresArray(enters.map(\.venue)),
-                  PostgresArray(enters.map(\.device)), PostgresArray(enters.map(\.at)), PostgresArray(enters.map(\.id))])
+            SELECT e->>'user', e->>'beacon', e->>'venue', e->>'device', to_timestamp((e->>'at')::bigint / 1000.0),
+                   to_timestamp((e->>'at')::bigint / 1000.0), (e->>'id')::uuid
+            FROM json_array_elements($1::json) AS v (e)
+            """, [PostgresJSONArray(enters.map(\.payload))])
     }
 }

@@ -68,7 +68,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
             broker: try connection.mqttBroker(), database: try connection.databaseConfiguration(), topics: try connection.topics())
         configuration.core.pipeline = try tuning.pipelineConfiguration()
         configuration.retention = try keep.retention()
-        configuration.homeAssistant = try homeAssistant.configuration(pipeline: configuration.topics)
+        configuration.core.homeAssistant = try homeAssistant.configuration(pipeline: configuration.topics)
         configuration.core.health = try health.configuration()
         configuration.logIdentities = logIdentities
         configuration.clientID = clientID

@@ -8,23 +8,36 @@ import PresenceStore
 struct ReplayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "replay",
-        abstract: "Run the engine over a recorded file and print the events it decides, one JSON object per line.",
+        abstract: "Run the aggregator's core over a recorded file and print the events it decides, one JSON object per line.",
         discussion: """
             Uses the registry in the database and the same tuning flags as presence-aggregator; writes nothing. \
-            After the last line, time runs on until every pending timeout has been decided.
+            After the last line, time runs on until every pending timeout has been decided. \
+            --print messages prints every message the aggregator would publish (with --ha-discovery, Home Assistant's too), \
+            one JSON object per line: {"topic":…,"retain":…,"payload":"…"}. --print feed prints the venue page's event feed \
+            at the end, as its /api/events?after=0&limit=1000 answers.
             """)
+
+    /// What to print.
+    enum Output: String, ExpressibleByArgument, CaseIterable {
+        case events, messages, feed
+    }
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var tuning: EngineOptions
+    @OptionGroup var homeAssistant: HomeAssistantOptions
+    @Option(name: .customLong("print"), help: "What to print: events (the default), messages, or feed.") var output = Output.events
     @Argument(help: "A file written by `presencectl record`.") var file: String
 
     func run() async throws {
         var configuration = AggregatorCore.Configuration()
         configuration.pipeline = try tuning.pipelineConfiguration()
+        configuration.topics = try connection.topics()
+        configuration.homeAssistant = try homeAssistant.configuration(pipeline: configuration.topics)
+        configuration.page = output == .feed
         configuration.catchUp = false
         let contents = try LineFile(path: file)
         let registry = try await withDatabase(connection) { try await $0.loadRegistry() }
-        var output = BufferedOutput()
+        var output = ReplayOutput(printing: output)
         var core: AggregatorCore?
         var lastReceived: Int64 = 0
         var skipped = 0
@@ -38,42 +51,65 @@ struct ReplayCommand: AsyncParsableCommand {
                 return
             }
             if core == nil {
-                core = AggregatorCore(configuration: configuration, registry: registry, now: arrival.received)
+                var started = AggregatorCore(configuration: configuration, registry: registry, now: arrival.received)
+                output.take(started.resume(at: arrival.received))
+                core = started
             }
             lastReceived = max(lastReceived, arrival.received)
             guard Topics.nodeMessage(in: arrival.topic) != nil else {
                 skipped += 1
                 return
             }
-            core?.receive(topic: arrival.topic, payload: line, at: arrival.received).printEvents(to: &output)
+            output.take(core?.receive(topic: arrival.topic, payload: line, at: arrival.received) ?? [])
         }
         progress.finish()
-        if var core {
-            let engine = configuration.pipeline.engine
-            let end = lastReceived + configuration.pipeline.lateness + max(engine.absenceTimeout, engine.staleAfter + engine.switchDwell)
-                + 2 * configuration.pipeline.tickInterval
-            core.tick(at: end).printEvents(to: &output)
-            output.flush()
-            let c = core.pipeline.counters
-            StandardStreams.error("replayed \(c.batches) batches, \(c.sightings) sightings, \(c.observations) observations: \(c.events) events\(skipped > 0 ? "; skipped \(skipped) lines without arrival" : "")")
-        } else {
+        guard var core else {
             StandardStreams.error("no recorded batches in \(file)")
+            return
         }
+        let engine = configuration.pipeline.engine
+        let end = lastReceived + configuration.pipeline.lateness + max(engine.absenceTimeout, engine.staleAfter + engine.switchDwell)
+            + 2 * configuration.pipeline.tickInterval
+        output.take(core.tick(at: end))
+        output.take(core.finish(at: end))
+        if self.output == .feed { output.line(core.pageEventsJSON(after: 0, limit: 1_000)) }
+        output.flush()
+        let c = core.pipeline.counters
+        StandardStreams.error("replayed \(c.batches) batches, \(c.sightings) sightings, \(c.observations) observations: \(c.events) events\(skipped > 0 ? "; skipped \(skipped) lines without arrival" : "")")
     }
 }
 
-extension [AggregatorCore.Action] {
-    /// Prints the events the actions record, one JSON object per line.
-    fileprivate func printEvents(to output: inout BufferedOutput) {
-        for case .record(.decided(let decided)) in self {
-            for event in decided.events { output.line(event.encoded()) }
-        }
-    }
-}
-
-/// Collects output lines and writes them to standard output in large blocks.
-struct BufferedOutput {
+/// Prints what a replay's actions publish, as `--print` asks, in large blocks.
+struct ReplayOutput {
+    let printing: ReplayCommand.Output
     private var buffer: [UInt8] = []
+
+    init(printing: ReplayCommand.Output) {
+        self.printing = printing
+    }
+
+    /// The events' payloads (as published, encoded once by the core), or every message.
+    mutating func take(_ actions: [AggregatorCore.Action]) {
+        for case .record(.decided(let decided)) in actions {
+            switch printing {
+            case .events:
+                for message in decided.messages where message.event != nil { line(message.payload) }
+            case .messages:
+                for message in decided.messages {
+                    var w = JSONWriter()
+                    w.object { w in
+                        w.member("topic", message.topic)
+                        w.key("retain")
+                        w.bool(message.retain)
+                        w.member("payload", String(decoding: message.payload, as: UTF8.self))
+                    }
+                    line(w.bytes)
+                }
+            case .feed:
+                break
+            }
+        }
+    }
 
     mutating func line(_ bytes: [UInt8]) {
         buffer.append(contentsOf: bytes)

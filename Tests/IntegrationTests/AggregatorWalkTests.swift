@@ -29,7 +29,9 @@ extension EndToEndTests {
             let recording = FileManager.default.temporaryDirectory.appendingPathComponent("walk-\(h.prefix).jsonl").path
             let recorder = try ChildProcess.spawn(try PackagePaths.executable("presencectl"), ["record", "--out", recording], environment: h.environment)
             let bus = try await h.recorder()
-            let aggregator = try h.startAggregator()
+            let port = try freePort()
+            let assistant = "\(h.prefix)/ha"
+            let aggregator = try h.startAggregator(["--ha-discovery", "--ha-prefix", assistant, "--http", "127.0.0.1:\(port)"])
             try await bus.wait(15, for: "the aggregator's online status") { messages in
                 messages.contains { $0.topic == h.topics.aggregatorStatus && $0.text.contains("\"online\"") }
             }
@@ -57,6 +59,8 @@ extension EndToEndTests {
             try await bus.wait(40, for: "the timeout exit at booth-c") { messages in
                 messages.contains { $0.topic == "\(eventTopic)booth-c/alice" && $0.text.contains("\"timeout\"") }
             }
+            let liveFeed = try await httpGet("http://127.0.0.1:\(port)/api/events?after=0&limit=1000")
+            #expect(liveFeed.status == 200 && liveFeed.body.contains(#""reason":"timeout""#), "\(liveFeed.body)")
             let events = bus.objects(on: eventTopic)
             let summary = events.map { "\($0["event"] ?? "") \($0["beacon"] ?? "") \($0["reason"] ?? "-")" }
             #expect(summary == ["enter booth-a -", "exit booth-a moved", "enter booth-b -", "exit booth-b moved", "enter booth-c -", "exit booth-c timeout"])
@@ -108,12 +112,23 @@ extension EndToEndTests {
                 (try? h.rows("SELECT count(*) FROM presence.events WHERE published_at IS NULL")) == ["0"]
             }
 
-            // The recording replays to the very events the aggregator published.
+            // The recording replays to the very events the aggregator published, the very Home
+            // Assistant messages, and the very feed its venue page shows, byte for byte.
             #expect(await recorder.stop() == 0)
             let replay = try h.ctl("replay", recording)
             #expect(replay.status == 0, "\(replay.stderr)")
             let replayed = replay.stdout.split(separator: "\n").map(String.init)
             #expect(replayed == bus.messages(on: eventTopic).map(\.text))
+            let published = try h.ctl("replay", recording, "--print", "messages", "--ha-discovery", "--ha-prefix", assistant)
+            let replayedAssistant = published.stdout.split(separator: "\n").compactMap { line -> String? in
+                guard let message = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      let topic = message["topic"] as? String, topic.hasPrefix(assistant + "/") else { return nil }
+                return "\(topic) \(message["payload"] as? String ?? "")"
+            }
+            let liveAssistant = bus.messages.filter { $0.topic.hasPrefix(assistant + "/") }.map { "\($0.topic) \($0.text)" }
+            #expect(liveAssistant.count > 6 && replayedAssistant == liveAssistant, "\(replayedAssistant) against \(liveAssistant)")
+            let feed = try h.ctl("replay", recording, "--print", "feed")
+            #expect(feed.stdout == liveFeed.body + "\n", "\(feed.stdout) against \(liveFeed.body)")
             try? FileManager.default.removeItem(atPath: recording)
 
             #expect(await aggregator.stop() == 0, "aggregator log: \(aggregator.stderr.suffix(2000))")

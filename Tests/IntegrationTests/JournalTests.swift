@@ -21,7 +21,7 @@ import Testing
         let event = PresenceEvent(kind: .enter, id: "00000000-0000-0000-0000-\(String(format: "%012d", index))", user: "user-\(index)",
                                   device: "mac:00:11:22:33:44:55", beacon: "booth-\(index % 7)", venue: "expo", at: Int64(index), rssi: -60,
                                   distance: 1, proximity: .near)
-        return .decided(.init(events: [event], notifications: [], states: .init(), decidedAt: Int64(index)))
+        return .decided(.init(messages: [OutboundMessage(event, .standard)], decidedAt: Int64(index)))
     }
 
     static let binding = JournalBinding(database: "00000000-0000-0000-0000-00000000d001", topicPrefix: "presence")

@@ -8,12 +8,15 @@ import Testing
 @Suite struct StoreBatchTests {
     static let t0: Int64 = 1_763_774_700_000
 
+    static let topics = Topics.standard
+
+    /// An event's message, as the core makes it (its payload encoded once).
     static func event(_ kind: PresenceEvent.Kind, _ user: String, _ beacon: String, at: Int64, entered: Int64? = nil,
-                      reason: PresenceEvent.ExitReason? = nil) -> PresenceEvent {
-        PresenceEvent(kind: kind, id: EventID.make(kind: kind, user: user, device: "mac:00:11:22:33:44:55", beacon: beacon, at: at, entered: entered),
+                      reason: PresenceEvent.ExitReason? = nil) -> OutboundMessage {
+        OutboundMessage(PresenceEvent(kind: kind, id: EventID.make(kind: kind, user: user, device: "mac:00:11:22:33:44:55", beacon: beacon, at: at, entered: entered),
                       user: user, device: "mac:00:11:22:33:44:55", beacon: beacon, venue: "expo", at: at,
                       rssi: kind == .enter ? -60 : nil, distance: kind == .enter ? 1 : nil, proximity: kind == .enter ? .near : nil,
-                      entered: entered, reason: reason)
+                      entered: entered, reason: reason), topics)
     }
 
     @Test func eachUsersEventsApplyInOrderAndStoringTwiceChangesNothing() async throws {
@@ -56,14 +59,24 @@ import Testing
         #expect(try await rows(database, "SELECT message FROM presence.notifications") == ["later"])
         #expect(try await rows(database, "SELECT count(*) FROM presence.events") == ["8"])
         let payloads = try await rows(database, "SELECT payload FROM presence.events ORDER BY seq")
-        #expect(payloads.last == String(decoding: batch.events.last?.encoded() ?? [], as: UTF8.self))
+        // Stored as published, byte for byte.
+        #expect(payloads.last == String(decoding: batch.events.last?.payload ?? [], as: UTF8.self))
 
-        batch.published = [batch.events[0].id]
+        batch.published = batch.events.prefix(1).compactMap(\.event?.id)
         let again = try await database.store(batch)
         #expect(again.alreadyStored == batch.events.count && again.staleSessionsClosed.isEmpty)
         #expect(try await rows(database, sessions) == expected)
         #expect(try await rows(database, "SELECT count(*) FROM presence.events WHERE published_at IS NOT NULL") == ["1"])
         #expect(try await rows(database, "SELECT (EXTRACT(EPOCH FROM clock) * 1000)::bigint FROM presence.aggregator_clock") == ["\(Self.t0 + 9_000)"])
+        await database.close()
+    }
+
+    @Test func aJSONArrayParameterCarriesEachDocumentAsItIs() async throws {
+        let (database, _) = try await PostgresTestSupport.connect("json-array")
+        let documents = [#"{"a" :  1, "b":"ü \"q\""}"#, "[]", #"{"v":1,"rssi":-61.5}"#]
+        let back = try await database.query("SELECT e::text FROM json_array_elements($1::json) WITH ORDINALITY AS v (e, n) ORDER BY n",
+                                            [PostgresJSONArray(documents.map { Array($0.utf8) })])
+        #expect(back.rows.map { $0.string(0) } == documents)
         await database.close()
     }
 

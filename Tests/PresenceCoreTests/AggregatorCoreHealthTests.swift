@@ -8,7 +8,7 @@ import Testing
     static let topics = AggregatorCoreTests.topics
 
     static func core(health: FleetHealth.Configuration? = FleetHealth.Configuration()) -> AggregatorCore {
-        AggregatorCoreTests.core({ $0.health = health }, registry: FleetHealthTests.registry)
+        AggregatorCoreTests.resumed({ $0.health = health }, registry: FleetHealthTests.registry)
     }
 
     static func reports(_ actions: [AggregatorCore.Action]) -> [FleetReport] {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PresenceCore
 
@@ -9,8 +10,17 @@ import Testing
                      sessions: [Presence] = []) -> AggregatorCore {
         var configuration = AggregatorCore.Configuration()
         configuration.catchUp = false
+        configuration.topics = topics
         configure(&configuration)
         return AggregatorCore(configuration: configuration, registry: registry, sessions: sessions, now: start)
+    }
+
+    /// `core()`, resumed.
+    static func resumed(_ configure: (inout AggregatorCore.Configuration) -> Void = { _ in }, registry: Registry = PresencePipelineTests.registry)
+        -> AggregatorCore {
+        var core = core(configure, registry: registry)
+        _ = core.resume(at: start)
+        return core
     }
 
     static func receive(_ core: inout AggregatorCore, _ topic: String, _ payload: [UInt8], at time: Int64) -> [AggregatorCore.Action] {
@@ -25,7 +35,7 @@ import Testing
     }
 
     @Test func dispatchesByTopicAndDecidesExactlyAsThePipeline() {
-        var core = Self.core()
+        var core = Self.resumed()
         var pipeline = PresencePipeline(configuration: .init(), registry: PresencePipelineTests.registry, start: Self.start)
         var viaCore: [PresenceEvent] = []
         var viaPipeline: [PresenceEvent] = []
@@ -47,21 +57,22 @@ import Testing
     @Test func aDecidedRecordPublishesTheExitBeforeTheEnterThenTheHelloThenTheStates() throws {
         var registry = PresencePipelineTests.registry
         registry.beacons["b"]?.hello = "Hi {name}"
-        var core = Self.core(registry: registry)
-        var decided: [OutboundRecord.DecidedEvents] = []
+        var core = Self.resumed(registry: registry)
+        var decided: [OutboundRecord.Decided] = []
         for (node, payload, received) in PresencePipelineTests.walk(seed: 9, start: Self.start) {
-            for case .record(.decided(let record)) in Self.receive(&core, Self.topics.sightings(node: node), payload, at: received) {
-                decided.append(record)
-            }
+            decided += Published.records(Self.receive(&core, Self.topics.sightings(node: node), payload, at: received))
         }
         let move = try #require(decided.first { $0.events.count == 2 })
         #expect(move.decidedAt >= move.events[0].at)
-        let topics = OutboundRecord.decided(move).messages(Self.topics).map(\.topic)
-        #expect(topics == ["site/presence/v1/events/a/alice", "site/presence/v1/events/b/alice", "site/presence/v1/notify/alice",
-                           "site/presence/v1/state/users/alice", "site/presence/v1/state/beacons/a", "site/presence/v1/state/beacons/b"])
-        let messages = OutboundRecord.decided(move).messages(Self.topics)
-        #expect(messages.map(\.retain) == [false, false, false, true, true, true])
-        #expect(messages.compactMap(\.event) == move.events.map(\.id))
+        #expect(move.messages.map(\.topic) == ["site/presence/v1/events/a/alice", "site/presence/v1/events/b/alice", "site/presence/v1/notify/alice",
+                                               "site/presence/v1/state/users/alice", "site/presence/v1/state/beacons/a", "site/presence/v1/state/beacons/b"])
+        #expect(move.messages.map(\.retain) == [false, false, false, true, true, true])
+        #expect(move.notifications.map(\.message) == ["Hi alice"])
+        // Each event is encoded once, here: its payload is the event's JSON and reads back as the event.
+        for message in move.messages.prefix(2) {
+            #expect(message.payload == message.event?.encoded())
+            #expect((try? PresenceEvent(payload: message.payload))?.id == message.event?.id)
+        }
     }
 
     @Test func catchingUpWaitsForTheSubscriptionsButNotForEver() {
@@ -69,6 +80,7 @@ import Testing
         let restart = stopped + 60_000
         var core = AggregatorCore(configuration: .init(), registry: PresencePipelineTests.registry, sessions: [], savedClock: stopped, now: restart)
         _ = core.resume(at: restart)
+        #expect(core.state == .catchingUp)
         // A slow connect: five quiet seconds before the subscriptions are in place are no sign
         // that the backlog is drained.
         for i in 1 ... 50 { _ = core.tick(at: restart + Int64(i) * 100) }
@@ -80,9 +92,10 @@ import Testing
         #expect(soonAfter, "less than the quiet window since the subscriptions")
         _ = core.tick(at: restart + 5_600)
         let afterQuiet = core.catchingUp
-        #expect(!afterQuiet)
+        #expect(!afterQuiet && core.state == .live)
         // A broker that never answers: catching up ends at the limit, and decisions go on.
         var unanswered = AggregatorCore(configuration: .init(), registry: PresencePipelineTests.registry, sessions: [], savedClock: stopped, now: restart)
+        _ = unanswered.resume(at: restart)
         _ = unanswered.tick(at: restart + 29_000)
         let beforeLimit = unanswered.catchingUp
         #expect(beforeLimit)
@@ -125,16 +138,18 @@ import Testing
             Presence(user: "ghost", device: "mac:00:11:22:33:44:55", beacon: "b", venue: "expo", entered: Self.start - 9_000, lastSeen: Self.start - 500),
         ])
         let actions = core.resume(at: Self.start)
-        guard case .record(.states(let restored)) = actions.first else {
+        guard case .record(.decided(let restored)) = actions.first, restored.events.isEmpty else {
             Issue.record("the restored states come first: \(actions)")
             return
         }
-        #expect(restored.users.map(\.user) == ["alice", "ghost"] && restored.beacons.map(\.beacon) == ["a", "b"])
+        #expect(restored.messages.map(\.topic) == ["site/presence/v1/state/users/alice", "site/presence/v1/state/users/ghost",
+                                                   "site/presence/v1/state/beacons/a", "site/presence/v1/state/beacons/b"])
         #expect(Self.events(actions).map { "\($0.user) \($0.reason?.rawValue ?? "")" } == ["ghost removed"])
+        #expect(core.state == .live)
     }
 
     @Test func aNewRegistryEndsSessionsAndDeletesTheRetainedStatesOfWhatWentAway() {
-        var core = Self.core()
+        var core = Self.resumed()
         var entered: [PresenceEvent] = []
         for i in 0 ..< 8 {
             let t = Self.start + Int64(i) * 500
@@ -150,16 +165,17 @@ import Testing
         smaller.beacons["c"] = Registry.Beacon(key: "c", venue: "expo")
         let actions = core.replaceRegistry(smaller, at: Self.start + 6_000)
         #expect(Self.events(actions).map(\.reason) == [.removed])
-        let states = actions.compactMap { action -> PresenceBoard.Changes? in
-            if case .record(.states(let changes)) = action { changes } else { nil }
-        }
+        let states = Published.records(actions).filter(\.events.isEmpty)
         #expect(states.count == 1)
-        #expect(states.first?.deletedBeacons == ["a"] && states.first?.clearedUsers == ["alice"] && states.first?.beacons.map(\.beacon) == ["c"])
+        // The user's state is deleted, the new beacon's published, the old beacon's deleted.
+        #expect(states.first?.messages.map { "\($0.topic) \($0.payload.isEmpty ? "deleted" : "published")" } == [
+            "site/presence/v1/state/users/alice deleted", "site/presence/v1/state/beacons/c published", "site/presence/v1/state/beacons/a deleted",
+        ])
         #expect(core.replaceRegistry(smaller, at: Self.start + 7_000).isEmpty)
     }
 
     @Test func progressSavesALastSightingOnceItMovedFarEnoughAndExactlyAtTheEnd() {
-        var core = Self.core()
+        var core = Self.resumed()
         var saved: [[OutboundRecord.LastSeen]] = []
         var last: Int64 = 0
         for i in 0 ..< 30 {
@@ -178,7 +194,7 @@ import Testing
     }
 
     @Test func linesAboutStrangersAreHeldBackToOnePerIntervalAndSayHowManyWere() {
-        var core = Self.core()
+        var core = Self.resumed()
         var warnings: [AggregatorCore.LogLine] = []
         for i in 0 ..< 100 {
             let time = Self.start + Int64(i) * 300
@@ -203,9 +219,9 @@ import Testing
         registry.nodes["node-a"]?.y = 0
         registry.nodes["node-b"]?.x = 7
         registry.nodes["node-b"]?.y = 0
-        var core = Self.core(registry: registry)
-        var entered: [UserState] = []
-        var placed: [UserState] = []
+        var core = Self.resumed(registry: registry)
+        var entered: [[String: Any]] = []
+        var placed: [[String: Any]] = []
         var placedStandingStill = 0
         for i in 0 ..< 20 {
             let t = Self.start + Int64(i) * 500
@@ -215,22 +231,23 @@ import Testing
             let actions = Self.receive(&core, Self.topics.sightings(node: "node-a"), PresencePipelineTests.batch("node-a", seq: Int64(i), at: t, rssi: -55), at: t)
                 + Self.receive(&core, Self.topics.sightings(node: "node-b"), PresencePipelineTests.batch("node-b", seq: Int64(i), at: t, rssi: atB), at: t + 1)
                 + core.tick(at: t + 200)
-            for case .record(let record) in actions {
-                if case .decided(let decided) = record { entered += decided.states.users }
-                if case .states(let changes) = record { placed += changes.users }
+            for record in Published.records(actions) {
+                let users = Published.objects(record.messages, on: "site/presence/v1/state/users/")
+                if record.events.isEmpty { placed += users } else { entered += users }
             }
         }
         // The enter's state says where alice stands, nearer a than b; standing still, she is not
         // placed again; stepping towards b, she is.
-        #expect(entered.count == 1 && entered.first?.beacon == "a")
-        #expect((entered.first?.position?.x ?? 7) < 3.5)
+        func x(_ state: [String: Any]?) -> Double? { ((state?["position"] as? [String: Any])?["x"] as? NSNumber)?.doubleValue }
+        #expect(entered.count == 1 && entered.first?["beacon"] as? String == "a")
+        #expect((x(entered.first) ?? 7) < 3.5)
         #expect(placedStandingStill == 0)
-        #expect(placed.count >= 1 && placed.allSatisfy { ($0.position?.x ?? 0) > (entered.first?.position?.x ?? 7) })
+        #expect(placed.count >= 1 && placed.allSatisfy { (x($0) ?? 0) > (x(entered.first) ?? 7) })
         #expect(Self.events(core.tick(at: Self.start + 10_100)).isEmpty)
         // Nobody heard since: nothing more to place.
-        var later = 0
-        for case .record(.states(let changes)) in core.tick(at: Self.start + 11_000) + core.tick(at: Self.start + 12_500) { later += changes.users.count }
-        #expect(later == 0)
+        let later = Published.objects(Published.messages(core.tick(at: Self.start + 11_000) + core.tick(at: Self.start + 12_500)),
+                                      on: "site/presence/v1/state/users/")
+        #expect(later.isEmpty)
     }
 
     @Test func theRateLimiterLetsOneLinePerKeyAndIntervalThrough() {
@@ -259,20 +276,13 @@ import Testing
 
     @Test func aCrowdRepublishesABeaconsStateOncePerIntervalAndItsLastStateListsEveryone() {
         let start = AggregatorCoreTests.start
-        var core = AggregatorCoreTests.core(registry: Self.registry)
-        var beaconStates: [(at: Int64, state: BeaconState)] = []
+        var core = AggregatorCoreTests.resumed(registry: Self.registry)
+        var beaconStates: [(at: Int64, users: [String])] = []
         var enters = 0
         func note(_ actions: [AggregatorCore.Action], at time: Int64) {
-            for case .record(let record) in actions {
-                switch record {
-                case .decided(let decided):
-                    enters += decided.events.filter { $0.kind == .enter }.count
-                    beaconStates += decided.states.beacons.map { (time, $0) }
-                case .states(let changes):
-                    beaconStates += changes.beacons.map { (time, $0) }
-                case .progress, .erased, .messages:
-                    break
-                }
+            for record in Published.records(actions) {
+                enters += record.events.filter { $0.kind == .enter }.count
+                beaconStates += Published.objects(record.messages, on: "site/presence/v1/state/beacons/a").map { (time, $0["users"] as? [String] ?? []) }
             }
         }
         var seq: Int64 = 0
@@ -288,12 +298,12 @@ import Testing
         }
         note(core.finish(at: start + 8_100), at: start + 8_100)
         #expect(enters == Self.people)
-        let atA = beaconStates.filter { $0.state.beacon == "a" }
+        let atA = beaconStates
         #expect(atA.count >= 4 && atA.count <= 10, "about one state a second while people keep arriving, not one per tick: \(atA.count)")
         for (earlier, later) in zip(atA, atA.dropFirst()) {
             #expect(later.at - earlier.at >= 1_000)
         }
-        #expect(atA.last?.state.users.count == Self.people)
-        #expect(atA.first?.state.users.isEmpty == false, "the first change goes out at once")
+        #expect(atA.last?.users.count == Self.people)
+        #expect(atA.first?.users.isEmpty == false, "the first change goes out at once")
     }
 }

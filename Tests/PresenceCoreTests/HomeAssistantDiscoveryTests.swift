@@ -3,8 +3,8 @@ import Testing
 @testable import PresenceCore
 
 /// `HomeAssistantDiscovery`: configs at the start and on registry changes (only what changed),
-/// removals as empty retained payloads (config first), trackers that follow the user states the
-/// core publishes, and incognito users hidden.
+/// removals as empty retained payloads (config first), trackers that follow the board of who is
+/// where, and incognito users hidden.
 @Suite struct HomeAssistantDiscoveryTests {
     static let t0: Int64 = 1_763_774_735_050
     static let pipeline = (try? Topics(prefix: "site/presence")) ?? { preconditionFailure() }()
@@ -16,24 +16,44 @@ import Testing
                  users: [.init(key: "alice", name: "Alice"), .init(key: "bob")])
     }
 
-    static func discovery(_ registry: Registry = registry) -> HomeAssistantDiscovery {
-        HomeAssistantDiscovery(configuration: .init(topics: assistant, pipeline: pipeline), registry: registry)
-    }
-
-    static func enter(_ user: String, _ beacon: String, at time: Int64, distance: Double = 1.84) -> OutboundRecord {
-        let event = PresenceEvent(kind: .enter, id: "e-\(user)-\(time)", user: user, device: "mac:c4:7c:8d:6a:2b:01", beacon: beacon, venue: "expo",
-                                  at: time, rssi: -61.5, distance: distance, proximity: Proximity(distance: distance))
-        var states = PresenceBoard.Changes()
-        states.users = [UserState(user: user, beacon: beacon, venue: "expo", since: time)]
-        return .decided(.init(events: [event], notifications: [], states: states, decidedAt: time))
-    }
-
-    static func exit(_ user: String, _ beacon: String, at time: Int64, reason: PresenceEvent.ExitReason) -> OutboundRecord {
-        let event = PresenceEvent(kind: .exit, id: "x-\(user)-\(time)", user: user, device: "mac:c4:7c:8d:6a:2b:01", beacon: beacon, venue: "expo",
-                                  at: time, entered: time - 1000, reason: reason)
+    /// Discovery beside a board of who is where, driven as the core drives them.
+    struct Tracking {
+        var discovery = HomeAssistantDiscovery(configuration: .init(topics: assistant, pipeline: pipeline))
         var board = PresenceBoard()
-        _ = board.apply([PresenceEvent(kind: .enter, id: "e", user: user, device: "d", beacon: beacon, venue: "expo", at: time - 1000)])
-        return .decided(.init(events: [event], notifications: [], states: board.apply([event]), decidedAt: time))
+        var registry = HomeAssistantDiscoveryTests.registry
+
+        mutating func update(registry: Registry, at time: Int64) -> [OutboundMessage] {
+            self.registry = registry
+            return discovery.update(registry: registry, board: board, at: time)
+        }
+
+        /// The trackers after `events`, decided together.
+        mutating func decide(_ events: [PresenceEvent], at time: Int64) -> [OutboundMessage] {
+            _ = board.record(events)
+            var touched: [String] = []
+            for event in events where !touched.contains(event.user) { touched.append(event.user) }
+            return discovery.follow(touched, events: events, registry: registry, board: board, at: time)
+        }
+
+        /// The tracker after a new position of `user` (what the core does not follow: checked here).
+        mutating func place(_ user: String, at position: Position, time: Int64) -> [OutboundMessage] {
+            _ = board.place(user, at: position)
+            return discovery.follow([user], events: [], registry: registry, board: board, at: time)
+        }
+
+        mutating func restore(_ sessions: [Presence]) {
+            _ = board.restore(sessions, beacons: Array(registry.beacons.keys))
+        }
+    }
+
+    static func enter(_ user: String, _ beacon: String, at time: Int64, distance: Double = 1.84) -> PresenceEvent {
+        PresenceEvent(kind: .enter, id: "e-\(user)-\(time)", user: user, device: "mac:c4:7c:8d:6a:2b:01", beacon: beacon, venue: "expo",
+                      at: time, rssi: -61.5, distance: distance, proximity: Proximity(distance: distance))
+    }
+
+    static func exit(_ user: String, _ beacon: String, at time: Int64, reason: PresenceEvent.ExitReason) -> PresenceEvent {
+        PresenceEvent(kind: .exit, id: "x-\(user)-\(time)", user: user, device: "mac:c4:7c:8d:6a:2b:01", beacon: beacon, venue: "expo",
+                      at: time, entered: time - 1000, reason: reason)
     }
 
     /// Topic and payload text of each message, all of which must be retained.
@@ -47,7 +67,7 @@ import Testing
     }
 
     @Test func theStartPublishesEveryConfigAndNotHomeThenNothingUntilSomethingChanges() throws {
-        var discovery = Self.discovery()
+        var discovery = Tracking()
         let start = discovery.update(registry: Self.registry, at: Self.t0)
         #expect(start.map(\.topic) == [
             "ha/device_tracker/presence_alice/config", "ha/device_tracker/presence_alice/state", "ha/device_tracker/presence_alice/attributes",
@@ -73,9 +93,9 @@ import Testing
     }
 
     @Test func aRemovedUserOrBeaconIsClearedConfigFirstAndStaysCleared() {
-        var discovery = Self.discovery()
+        var discovery = Tracking()
         _ = discovery.update(registry: Self.registry, at: Self.t0)
-        _ = discovery.follow(Self.enter("bob", "booth-b", at: Self.t0), at: Self.t0)
+        _ = discovery.decide([Self.enter("bob", "booth-b", at: Self.t0)], at: Self.t0)
         var smaller = Self.registry
         smaller.users["bob"] = nil
         smaller.beacons["booth-b"] = nil
@@ -84,10 +104,7 @@ import Testing
             "ha/sensor/presence_booth-b/config ",
         ])
         // The core then ends bob's session (removed): nothing more is published about him.
-        #expect(discovery.follow(Self.exit("bob", "booth-b", at: Self.t0 + 1000, reason: .removed), at: Self.t0 + 1000).isEmpty)
-        var states = PresenceBoard.Changes()
-        states.users = [UserState(user: "bob", beacon: nil, venue: nil, since: Self.t0)]
-        #expect(discovery.follow(.states(states), at: Self.t0 + 1000).isEmpty)
+        #expect(discovery.decide([Self.exit("bob", "booth-b", at: Self.t0 + 1000, reason: .removed)], at: Self.t0 + 1000).isEmpty)
         // Registered again: published afresh.
         #expect(discovery.update(registry: Self.registry, at: Self.t0 + 2000).map(\.topic) == [
             "ha/device_tracker/presence_bob/config", "ha/device_tracker/presence_bob/state", "ha/device_tracker/presence_bob/attributes",
@@ -95,53 +112,43 @@ import Testing
         ])
     }
 
-    @Test func theTrackerFollowsTheUsersStateWithBeaconNameDistanceAndSince() throws {
-        var discovery = Self.discovery()
+    @Test func theTrackerFollowsTheUsersPlaceWithBeaconNameDistanceAndSince() throws {
+        var discovery = Tracking()
         _ = discovery.update(registry: Self.registry, at: Self.t0)
-        let enter = discovery.follow(Self.enter("alice", "booth-a", at: Self.t0), at: Self.t0)
+        let enter = discovery.decide([Self.enter("alice", "booth-a", at: Self.t0)], at: Self.t0)
         #expect(Self.texts(enter) == [
             "ha/device_tracker/presence_alice/state booth-a",
             #"ha/device_tracker/presence_alice/attributes {"beacon":"booth-a","beacon_name":"Booth A","venue":"expo","venue_name":"Expo","distance":1.84,"proximity":"near","since":"2025-11-22T01:25:35.050Z"}"#,
         ])
         // A new position of the same stay changes nothing Home Assistant shows.
-        var placed = PresenceBoard.Changes()
-        placed.users = [UserState(user: "alice", beacon: "booth-a", venue: "expo", since: Self.t0, position: Position(x: 1, y: 2, floor: 0, accuracy: 1))]
-        #expect(discovery.follow(.states(placed), at: Self.t0 + 1000).isEmpty)
-        // A move: the exit and the enter come in one record; the tracker shows where she ends.
+        #expect(discovery.place("alice", at: Position(x: 1, y: 2, floor: 0, accuracy: 1), time: Self.t0 + 1000).isEmpty)
+        // A move: the exit and the enter are decided together; the tracker shows where she ends.
         let t1 = Self.t0 + 60_000
-        guard case .decided(var move) = Self.exit("alice", "booth-a", at: t1, reason: .moved),
-              case .decided(let arrival) = Self.enter("alice", "booth-b", at: t1, distance: 0.3) else { return }
-        move.events += arrival.events
-        move.states.users = arrival.states.users
-        #expect(Self.texts(discovery.follow(.decided(move), at: t1)) == [
+        #expect(Self.texts(discovery.decide([Self.exit("alice", "booth-a", at: t1, reason: .moved), Self.enter("alice", "booth-b", at: t1, distance: 0.3)],
+                                            at: t1)) == [
             "ha/device_tracker/presence_alice/state booth-b",
             #"ha/device_tracker/presence_alice/attributes {"beacon":"booth-b","venue":"expo","venue_name":"Expo","distance":0.3,"proximity":"immediate","since":"2025-11-22T01:26:35.050Z"}"#,
         ])
         let t2 = t1 + 30_000
-        #expect(Self.texts(discovery.follow(Self.exit("alice", "booth-b", at: t2, reason: .timeout), at: t2)) == [
+        #expect(Self.texts(discovery.decide([Self.exit("alice", "booth-b", at: t2, reason: .timeout)], at: t2)) == [
             "ha/device_tracker/presence_alice/state not_home",
             #"ha/device_tracker/presence_alice/attributes {"beacon":null,"since":"2025-11-22T01:27:05.050Z"}"#,
         ])
     }
 
-    @Test func aResumedStateKeepsNoDistanceAndUsersWithoutOneStartNotHome() {
-        var discovery = Self.discovery()
-        var restored = PresenceBoard.Changes()
-        restored.users = [UserState(user: "alice", beacon: "booth-a", venue: "expo", since: Self.t0)]
-        // The core's resumed states come before the first update.
-        #expect(Self.texts(discovery.follow(.states(restored), at: Self.t0)) == [
-            "ha/device_tracker/presence_alice/state booth-a",
-            #"ha/device_tracker/presence_alice/attributes {"beacon":"booth-a","beacon_name":"Booth A","venue":"expo","venue_name":"Expo","since":"2025-11-22T01:25:35.050Z"}"#,
-        ])
+    @Test func aResumedPlaceKeepsNoDistanceAndUsersWithoutOneStartNotHome() {
+        var discovery = Tracking()
+        discovery.restore([Presence(user: "alice", device: "mac:c4:7c:8d:6a:2b:01", beacon: "booth-a", venue: "expo", entered: Self.t0, lastSeen: Self.t0)])
         let start = Self.texts(discovery.update(registry: Self.registry, at: Self.t0))
-        #expect(!start.contains { $0.hasPrefix("ha/device_tracker/presence_alice/state") }, "alice stays at booth-a")
+        #expect(start.contains("ha/device_tracker/presence_alice/state booth-a"))
+        #expect(start.contains(#"ha/device_tracker/presence_alice/attributes {"beacon":"booth-a","beacon_name":"Booth A","venue":"expo","venue_name":"Expo","since":"2025-11-22T01:25:35.050Z"}"#))
         #expect(start.contains("ha/device_tracker/presence_bob/state not_home"))
     }
 
     @Test func anIncognitoUserIsUnknownToHomeAssistantAndNotHomeAfterwards() {
-        var discovery = Self.discovery()
+        var discovery = Tracking()
         _ = discovery.update(registry: Self.registry, at: Self.t0)
-        _ = discovery.follow(Self.enter("alice", "booth-a", at: Self.t0), at: Self.t0)
+        _ = discovery.decide([Self.enter("alice", "booth-a", at: Self.t0)], at: Self.t0)
         var hiding = Self.registry
         hiding.users["alice"]?.incognitoUntil = Self.t0 + 3_600_000
         let t1 = Self.t0 + 5000
@@ -149,7 +156,7 @@ import Testing
             "ha/device_tracker/presence_alice/state None", "ha/device_tracker/presence_alice/attributes {}",
         ])
         // The core ends her session (incognito) and deletes her state: nothing new is said.
-        #expect(discovery.follow(Self.exit("alice", "booth-a", at: t1, reason: .incognito), at: t1).isEmpty)
+        #expect(discovery.decide([Self.exit("alice", "booth-a", at: t1, reason: .incognito)], at: t1).isEmpty)
         let t2 = t1 + 60_000
         #expect(Self.texts(discovery.update(registry: Self.registry, at: t2)) == [
             "ha/device_tracker/presence_alice/state not_home", #"ha/device_tracker/presence_alice/attributes {"beacon":null}"#,
@@ -157,12 +164,12 @@ import Testing
     }
 
     @Test func aDeletedStateOfAVisibleUserIsNotHome() {
-        var discovery = Self.discovery()
+        var discovery = Tracking()
         _ = discovery.update(registry: Self.registry, at: Self.t0)
-        _ = discovery.follow(Self.enter("bob", "booth-b", at: Self.t0), at: Self.t0)
+        _ = discovery.decide([Self.enter("bob", "booth-b", at: Self.t0)], at: Self.t0)
         // bob's device (not bob) left the registry: his session ended with `removed`.
         let t1 = Self.t0 + 2000
-        #expect(Self.texts(discovery.follow(Self.exit("bob", "booth-b", at: t1, reason: .removed), at: t1)) == [
+        #expect(Self.texts(discovery.decide([Self.exit("bob", "booth-b", at: t1, reason: .removed)], at: t1)) == [
             "ha/device_tracker/presence_bob/state not_home", #"ha/device_tracker/presence_bob/attributes {"beacon":null,"since":"2025-11-22T01:25:37.050Z"}"#,
         ])
     }
@@ -178,13 +185,5 @@ import Testing
         #expect(throws: ValueError.self) { try HomeAssistantTopics(prefix: "home/#") }
         #expect(throws: ValueError.self) { try HomeAssistantTopics(prefix: "") }
         #expect(try HomeAssistantTopics(prefix: "site/ha").trackerConfig("desk.3") == "site/ha/device_tracker/presence_desk_DOT_3/config")
-    }
-
-    @Test func messagesRecordsPublishAsTheyAreAndStoreNothing() {
-        let messages = [OutboundMessage(topic: "ha/x", payload: Array("1".utf8), retain: true)]
-        #expect(OutboundRecord.messages(messages).messages(Self.pipeline) == messages)
-        var fold = JournalFold(sessions: [], clock: 5, notifications: [])
-        fold.apply(.messages(messages))
-        #expect(fold == JournalFold(sessions: [], clock: 5, notifications: []))
     }
 }

@@ -50,7 +50,7 @@ import Testing
     static var payloads: [OutboundMessage] {
         var registry = HomeAssistantDiscoveryTests.registry
         registry.beacons["desk.3"] = .init(key: "desk.3", venue: "expo", name: "Desk \"3\"")
-        var discovery = HomeAssistantDiscoveryTests.discovery(registry)
+        var discovery = HomeAssistantDiscoveryTests.Tracking()
         return discovery.update(registry: registry, at: HomeAssistantDiscoveryTests.t0).filter { $0.topic.hasSuffix("/config") }
     }
 

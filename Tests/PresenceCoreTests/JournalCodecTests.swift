@@ -7,33 +7,59 @@ import Testing
     static let exit = PresenceEvent(kind: .exit, id: "0bd15029-338b-8ad6-9099-29ca76cfc10d", user: "alice", device: "mac:c4:7c:8d:6a:2b:01",
                                     beacon: "booth-a", venue: nil, at: 1_763_774_790_000, entered: 1_763_774_735_050, reason: .moved)
 
-    static var records: [OutboundRecord] {
+    static let topics = (try? Topics(prefix: "site/presence")) ?? { preconditionFailure() }()
+
+    static var changes: PresenceBoard.Changes {
         var changes = PresenceBoard.Changes()
         changes.users = [UserState(user: "alice", beacon: "booth-a", venue: "expo", since: 7, position: Position(x: 1.5, y: -2, floor: -1, accuracy: 0.4)),
                          UserState(user: "bob", beacon: nil, venue: nil, since: .min)]
         changes.clearedUsers = ["carol"]
         changes.beacons = [BeaconState(beacon: "booth-a", users: ["alice", "ünïcode ✓"]), BeaconState(beacon: "booth-b", users: [])]
         changes.deletedBeacons = ["booth-z"]
-        return [
-            .decided(.init(events: [enter, exit], notifications: [PresenceNotification(user: "alice", beacon: "booth-a", kind: .goodbye,
-                                                                                      message: "Bye \"{name}\" \\ 🎈", at: .max)],
-                           states: changes, decidedAt: 1_763_774_791_234)),
-            .decided(.init(events: [], notifications: [], states: .init(), decidedAt: .min)),
-            .states(changes),
+        return changes
+    }
+
+    static let goodbye = PresenceNotification(user: "alice", beacon: "booth-a", kind: .goodbye, message: "Bye \"{name}\" \\ 🎈", at: .max)
+
+    static var records: [OutboundRecord] {
+        [
+            .decided(.init(messages: [OutboundMessage(enter, topics), OutboundMessage(exit, topics),
+                                      OutboundMessage(topic: topics.notify(user: "alice"), payload: goodbye.encoded())] + changes.messages(topics),
+                           notifications: [goodbye], decidedAt: 1_763_774_791_234)),
+            .decided(.init(messages: [], decidedAt: .min)),
             .progress(.init(clock: 1_763_774_800_000, lastSeen: [.init(user: "alice", time: 5), .init(user: "bob", time: -5)])),
             .progress(.init(clock: 0, lastSeen: [])),
             .erased(users: ["alice", "ünïcode ✓"]),
             .erased(users: []),
-            .messages([OutboundMessage(topic: "homeassistant/device_tracker/presence_alice/state", payload: Array("booth-a".utf8), retain: true),
-                       OutboundMessage(topic: "ha/x", payload: [], retain: true),
-                       OutboundMessage(topic: "t/ünï", payload: [0, 0xFF, 0x80], event: "64203148-b9b1-8e72-a492-70891f114da5")]),
-            .messages([]),
+            .decided(.init(messages: [OutboundMessage(topic: "homeassistant/device_tracker/presence_alice/state", payload: Array("booth-a".utf8), retain: true),
+                                      OutboundMessage(topic: "ha/x", payload: [], retain: true),
+                                      OutboundMessage(topic: "t/ünï", payload: [0, 0xFF, 0x80])], decidedAt: 3)),
         ]
+    }
+
+    @Test func anEventsPayloadReadsBackAsTheEvent() throws {
+        #expect(try PresenceEvent(payload: Self.enter.encoded()) == Self.enter)
+        #expect(try PresenceEvent(payload: Self.exit.encoded()) == Self.exit)
+        for payload in ["", "{}", "[]", #"{"event":"enter"}"#, #"{"event":"leave","id":"x","user":"u","device":"d","beacon":"b","at":1}"#] {
+            #expect(throws: PresenceEvent.Unreadable.self) { try PresenceEvent(payload: Array(payload.utf8)) }
+        }
+    }
+
+    @Test func aRecordOfTheOlderLayoutReadsBackAsTheMessagesItPublished() throws {
+        let body = JournalCodec.encodeLegacy(events: [Self.enter, Self.exit], notifications: [Self.goodbye], states: Self.changes, decidedAt: 42)
+        guard case .decided(let decided) = try JournalCodec.decode(body[...], topics: Self.topics) else {
+            Issue.record("not a decided record")
+            return
+        }
+        #expect(decided.decidedAt == 42 && decided.events == [Self.enter, Self.exit] && decided.notifications == [Self.goodbye])
+        #expect(decided.messages.map(\.topic) == ["site/presence/v1/events/booth-a/alice", "site/presence/v1/events/booth-a/alice",
+                                                 "site/presence/v1/notify/alice"] + Self.changes.messages(Self.topics).map(\.topic))
+        #expect(decided.messages.first?.payload == Self.enter.encoded())
     }
 
     @Test func everyRecordReadsBackAsItWasWritten() throws {
         for record in Self.records {
-            #expect(try JournalCodec.decode(JournalCodec.encode(record)[...]) == record)
+            #expect(try JournalCodec.decode(JournalCodec.encode(record)[...], topics: Self.topics) == record)
         }
     }
 
@@ -41,18 +67,18 @@ import Testing
         for record in Self.records {
             let body = JournalCodec.encode(record)
             for cut in 0 ..< body.count {
-                #expect(throws: MalformedBytes.self) { try JournalCodec.decode(body[..<cut]) }
+                #expect(throws: MalformedBytes.self) { try JournalCodec.decode(body[..<cut], topics: Self.topics) }
             }
-            #expect(throws: MalformedBytes.self) { try JournalCodec.decode((body + [0])[...]) }
+            #expect(throws: MalformedBytes.self) { try JournalCodec.decode((body + [0])[...], topics: Self.topics) }
         }
         // A count claiming more elements than bytes left, and an unknown kind.
-        #expect(throws: MalformedBytes.self) { try JournalCodec.decode([3, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F][...]) }
-        #expect(throws: MalformedBytes.self) { try JournalCodec.decode([9][...]) }
+        #expect(throws: MalformedBytes.self) { try JournalCodec.decode([3, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F][...], topics: Self.topics) }
+        #expect(throws: MalformedBytes.self) { try JournalCodec.decode([9][...], topics: Self.topics) }
         var random = RandomSource(seed: 11)
         for _ in 0 ..< 2_000 {
             var body = JournalCodec.encode(Self.records[Int(random.next() % 5)])
             body[Int(random.next() % UInt64(body.count))] ^= UInt8(1 + random.next() % 255)
-            _ = try? JournalCodec.decode(body[...])
+            _ = try? JournalCodec.decode(body[...], topics: Self.topics)
         }
     }
 
@@ -80,10 +106,10 @@ import Testing
         var fold = JournalFold(sessions: [bob], clock: 100, notifications: [])
         let bobLeaves = PresenceEvent(kind: .exit, id: "x", user: "bob", device: bob.device, beacon: "b", venue: "expo", at: 50, entered: 1, reason: .timeout)
         let records: [OutboundRecord] = [
-            .decided(.init(events: [Self.enter], notifications: [], states: .init(), decidedAt: 0)),
+            .decided(.init(messages: [OutboundMessage(Self.enter, Self.topics)], decidedAt: 0)),
             .progress(.init(clock: 90, lastSeen: [.init(user: "alice", time: Self.enter.at + 900), .init(user: "carol", time: 5)])),
-            .decided(.init(events: [bobLeaves], notifications: [PresenceNotification(user: "bob", beacon: "b", kind: .goodbye, message: "m", at: 50)],
-                           states: .init(), decidedAt: 0)),
+            .decided(.init(messages: [OutboundMessage(bobLeaves, Self.topics)],
+                           notifications: [PresenceNotification(user: "bob", beacon: "b", kind: .goodbye, message: "m", at: 50)], decidedAt: 0)),
             .progress(.init(clock: 300, lastSeen: [.init(user: "alice", time: Self.enter.at + 500)])),
         ]
         for record in records { fold.apply(record) }
@@ -98,8 +124,8 @@ import Testing
 
     @Test func aFoldForgetsAnErasedUsersSessionAndNotifications() {
         var fold = JournalFold(sessions: [], clock: 100, notifications: [])
-        fold.apply(.decided(.init(events: [Self.enter], notifications: [PresenceNotification(user: "alice", beacon: "a", kind: .hello, message: "m", at: 5)],
-                                  states: .init(), decidedAt: 0)))
+        fold.apply(.decided(.init(messages: [OutboundMessage(Self.enter, Self.topics)],
+                                  notifications: [PresenceNotification(user: "alice", beacon: "a", kind: .hello, message: "m", at: 5)], decidedAt: 0)))
         #expect(fold.openSessions.map(\.user) == ["alice"] && fold.notifications.count == 1)
         fold.apply(.erased(users: ["alice"]))
         #expect(fold.openSessions.isEmpty && fold.notifications.isEmpty)

@@ -29,7 +29,7 @@ import Testing
                     }
                     answers += ledger.wrote(batch)
                 case .read(let request):
-                    let entries = try Ledger.collect(request) { segment, offset, count in
+                    let entries = try Ledger.collect(request, topics: .standard) { segment, offset, count in
                         let file = files[segment] ?? []
                         let from = min(file.count, Int(offset))
                         return Array(file[from ..< min(file.count, from + count)])
@@ -64,7 +64,7 @@ import Testing
         // The next record goes where the torn one began.
         ledger.append(Self.record(4), at: 0)
         try disk.settle(&ledger, at: 0)
-        let reread = try JournalFrame.scan(disk.files[0, default: []][...]).frames.map { try JournalCodec.decode($0.body) }
+        let reread = try JournalFrame.scan(disk.files[0, default: []][...]).frames.map { try JournalCodec.decode($0.body, topics: .standard) }
         #expect(reread == [0, 1, 2, 4].map(Self.record))
     }
 

@@ -7,16 +7,32 @@ import Testing
                       entered: kind == .exit ? 0 : nil, reason: reason)
     }
 
-    @Test func aMovePublishesTheFinalStateOfTheUserAndBothBeacons() {
+    @Test func aMoveChangesTheFinalStateOfTheUserAndTouchesBothBeacons() {
         var board = PresenceBoard()
-        _ = board.apply([event(.enter, "alice", "a", at: 1), event(.enter, "bob", "a", at: 2)])
-        let changes = board.apply([event(.exit, "alice", "a", at: 5, .moved), event(.enter, "alice", "b", at: 5)])
+        _ = board.record([event(.enter, "alice", "a", at: 1), event(.enter, "bob", "a", at: 2)])
+        let (changes, touched) = board.record([event(.exit, "alice", "a", at: 5, .moved), event(.enter, "alice", "b", at: 5)])
         #expect(changes.users == [UserState(user: "alice", beacon: "b", venue: "v", since: 5)])
-        #expect(changes.beacons == [BeaconState(beacon: "a", users: ["bob"]), BeaconState(beacon: "b", users: ["alice"])])
-        let timeout = board.apply([event(.exit, "bob", "a", at: 9, .timeout)])
+        #expect(touched == ["a", "b"] && touched.map(board.state(of:)) == [BeaconState(beacon: "a", users: ["bob"]), BeaconState(beacon: "b", users: ["alice"])])
+        #expect(board.present.map(\.user) == ["alice", "bob"] && board.count(at: "a") == 1)
+        let timeout = board.record([event(.exit, "bob", "a", at: 9, .timeout)]).changes
         #expect(timeout.users == [UserState(user: "bob", beacon: nil, venue: "v", since: 9)])
-        let incognito = board.apply([event(.exit, "alice", "b", at: 9, .incognito)])
+        #expect(board.place(of: "bob")?.beacon == nil && board.present.map(\.user) == ["alice"])
+        let incognito = board.record([event(.exit, "alice", "b", at: 9, .incognito)]).changes
         #expect(incognito.users.isEmpty && incognito.clearedUsers == ["alice"])
+        #expect(board.place(of: "alice") == nil, "an incognito user keeps no trace on the board")
+    }
+
+    @Test func anEntersReadingStaysWithTheUserUntilTheyLeave() {
+        var board = PresenceBoard()
+        var enter = event(.enter, "alice", "a", at: 1)
+        enter.distance = 1.8
+        enter.proximity = .near
+        _ = board.record([enter])
+        #expect(board.reading(of: "alice") == PresenceBoard.Reading(distance: 1.8, proximity: .near))
+        _ = board.place("alice", at: Position(x: 1, y: 1, floor: nil, accuracy: 1))
+        #expect(board.reading(of: "alice")?.distance == 1.8, "a new position keeps the enter's reading")
+        _ = board.record([event(.exit, "alice", "a", at: 9, .timeout)])
+        #expect(board.reading(of: "alice") == nil)
     }
 
     @Test func restoringPublishesEveryBeaconAndResumedUser() {
@@ -29,7 +45,7 @@ import Testing
     @Test func positionsArePublishedWhenTheyMoveAMetreOrChangeFloor() {
         var board = PresenceBoard()
         #expect(board.place("alice", at: Position(x: 0, y: 0, floor: 1, accuracy: 1)) == nil, "not present: no state")
-        _ = board.apply([event(.enter, "alice", "a", at: 1)])
+        _ = board.record([event(.enter, "alice", "a", at: 1)])
         #expect(board.place("alice", at: Position(x: 0, y: 0, floor: 1, accuracy: 1))?.position?.x == 0)
         #expect(board.place("alice", at: Position(x: 0.5, y: 0.5, floor: 1, accuracy: 1)) == nil)
         #expect(board.place("alice", at: Position(x: 1, y: 0.5, floor: 1, accuracy: 1)) != nil)

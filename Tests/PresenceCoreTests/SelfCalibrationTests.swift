@@ -173,6 +173,7 @@ import Testing
         configuration.catchUp = false
         configuration.pipeline.selfCalibrate = true
         var core = AggregatorCore(configuration: configuration, registry: SelfCalibrationTests.registry, now: SelfCalibrationTests.start)
+        _ = core.resume(at: SelfCalibrationTests.start)
         var simulator = try SelfCalibrationTests.simulator()
         var logs: [AggregatorCore.LogLine] = []
         var stored: [SelfCalibration.Summary] = []

@@ -3,8 +3,11 @@ extension AggregatorCore {
     public enum Action: Sendable, Equatable {
         /// Make durable, then publish and store, in order.
         case record(OutboundRecord)
-        /// Publish the counters (the shell adds its own).
-        case statistics(Statistics)
+        /// Stream to the open venue pages (with `Configuration.page`).
+        case page([PageUpdate])
+        /// The counters: with `report`, publish (the shell adds its own) and log them; every
+        /// time, bring the metrics up to date.
+        case statistics(Statistics, report: Bool)
         /// Write a log line (already rate-limited where external input can trigger it).
         case log(LogLine)
         /// Store the node offsets self-calibration applies now (`SelfCalibration.Summary.applied`,
@@ -43,15 +46,30 @@ extension AggregatorCore {
         public var catchingUp: Bool
         /// The nodes' self-calibration, when it is on.
         public var calibration: SelfCalibration.Summary?
+        /// Events decided since the start, by kind and exit reason.
+        public var events: [EventTally: Int]
+        /// Moves reversed within a minute since the start (`FlapCounter`).
+        public var flaps: Int
+        /// The registered nodes' rows, with `Configuration.page`.
+        public var nodes: [NodeRow]
 
         public init(counters: PipelineCounters, strangers: StrangerNodes, late: Int, decisionLag: Int64, catchingUp: Bool,
-                    calibration: SelfCalibration.Summary? = nil) {
+                    calibration: SelfCalibration.Summary? = nil, events: [EventTally: Int] = [:], flaps: Int = 0, nodes: [NodeRow] = []) {
             self.counters = counters
             self.strangers = strangers
             self.late = late
             self.decisionLag = decisionLag
             self.catchingUp = catchingUp
             self.calibration = calibration
+            self.events = events
+            self.flaps = flaps
+            self.nodes = nodes
         }
+    }
+
+    /// A kind of event, as the metrics count them.
+    public struct EventTally: Sendable, Hashable {
+        public var kind: PresenceEvent.Kind
+        public var reason: PresenceEvent.ExitReason?
     }
 }

@@ -1,32 +1,33 @@
 /// What the aggregator decided that must leave it, in the order decided: made durable, then
 /// published and stored. Records are applied in order; each is published as a whole.
 public enum OutboundRecord: Sendable, Equatable {
-    /// Events decided together, the notifications they call for, and the retained states they change.
-    case decided(DecidedEvents)
-    /// Retained states to publish that no event carries (start-up, registry changes, positions).
-    case states(PresenceBoard.Changes)
+    /// Messages to publish, each encoded once when decided, with what the database keeps of them.
+    case decided(Decided)
     /// How far decisions have gone, and the last sightings of present users.
     case progress(Progress)
     /// Users forgotten (`presencectl user forget`): whatever the database holds of them, stored
     /// by records before this one included, is deleted again. Publishes nothing.
     case erased(users: [String])
-    /// Messages made beside the decisions (Home Assistant discovery, `HomeAssistantDiscovery`),
-    /// published as they are, in order. Stores nothing.
-    case messages([OutboundMessage])
 
-    /// Events with what follows from them.
-    public struct DecidedEvents: Sendable, Equatable {
-        public var events: [PresenceEvent]
+    /// Messages in the order they are published: events, the notifications they call for, the
+    /// retained states they change, then Home Assistant's. An event's message carries the event;
+    /// its payload is what the broker carries and the database stores.
+    public struct Decided: Sendable, Equatable {
+        public var messages: [OutboundMessage]
+        /// The hellos and goodbyes among the messages, as the database keeps them.
         public var notifications: [PresenceNotification]
-        public var states: PresenceBoard.Changes
         /// When they were decided (the wall clock of the message or tick that decided them), ms.
         public var decidedAt: Int64
 
-        public init(events: [PresenceEvent], notifications: [PresenceNotification], states: PresenceBoard.Changes, decidedAt: Int64) {
-            self.events = events
+        public init(messages: [OutboundMessage], notifications: [PresenceNotification] = [], decidedAt: Int64) {
+            self.messages = messages
             self.notifications = notifications
-            self.states = states
             self.decidedAt = decidedAt
+        }
+
+        /// The events among the messages, in order.
+        public var events: [PresenceEvent] {
+            messages.compactMap(\.event)
         }
     }
 
@@ -51,37 +52,33 @@ public enum OutboundRecord: Sendable, Equatable {
             self.time = time
         }
     }
-
-    /// The MQTT messages the record publishes, in order: events, notifications, then states.
-    public func messages(_ topics: Topics) -> [OutboundMessage] {
-        switch self {
-        case .decided(let decided):
-            decided.events.map { OutboundMessage(topic: topics.event(beacon: $0.beacon, user: $0.user), payload: $0.encoded(), event: $0.id) }
-                + decided.notifications.map { OutboundMessage(topic: topics.notify(user: $0.user), payload: $0.encoded()) }
-                + decided.states.messages(topics)
-        case .states(let changes):
-            changes.messages(topics)
-        case .messages(let messages):
-            messages
-        case .progress, .erased:
-            []
-        }
-    }
 }
 
-/// One message to publish with QoS 1: retained for states (an empty retained payload deletes
-/// the state), with the id of the event it carries, if any.
+/// One message to publish with QoS 1: retained for states (an empty retained payload deletes the
+/// state); an event's message carries the event, whose JSON its payload is.
 public struct OutboundMessage: Sendable, Equatable {
     public var topic: String
     public var payload: [UInt8]
     public var retain: Bool
-    public var event: String?
+    public var event: PresenceEvent?
 
-    public init(topic: String, payload: [UInt8], retain: Bool = false, event: String? = nil) {
+    public init(topic: String, payload: [UInt8], retain: Bool = false) {
         self.topic = topic
         self.payload = payload
         self.retain = retain
+        event = nil
+    }
+
+    /// `event`'s message on `topics`, its JSON encoded here, once.
+    public init(_ event: PresenceEvent, _ topics: Topics) {
+        self.init(topic: topics.event(beacon: event.beacon, user: event.user), payload: event.encoded())
         self.event = event
+    }
+
+    /// A message read back from the journal: an event's payload gives back its event.
+    public init(topic: String, payload: [UInt8], retain: Bool, carriesEvent: Bool) throws(PresenceEvent.Unreadable) {
+        self.init(topic: topic, payload: payload, retain: retain)
+        if carriesEvent { event = try PresenceEvent(payload: payload) }
     }
 }
 

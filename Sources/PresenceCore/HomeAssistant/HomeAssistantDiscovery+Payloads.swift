@@ -5,7 +5,7 @@ extension HomeAssistantDiscovery {
 
     /// A user's `device_tracker` discovery config: the entity is the user's device (its name is the
     /// user's), located by Bluetooth LE, available while the aggregator is.
-    func trackerConfig(_ user: String) -> [UInt8] {
+    func trackerConfig(_ user: String, _ registry: Registry) -> [UInt8] {
         let id = HomeAssistantTopics.objectID(user)
         var writer = JSONWriter()
         writer.object { w in
@@ -24,7 +24,7 @@ extension HomeAssistantDiscovery {
 
     /// A beacon's occupancy `sensor` discovery config: how many people are there, read from the
     /// beacon's retained state (with who they are as an attribute).
-    func sensorConfig(_ beacon: String) -> [UInt8] {
+    func sensorConfig(_ beacon: String, _ registry: Registry) -> [UInt8] {
         let id = HomeAssistantTopics.objectID(beacon)
         let topic = configuration.pipeline.beaconState(beacon)
         var writer = JSONWriter()
@@ -72,7 +72,7 @@ extension HomeAssistantDiscovery {
 
     /// The tracker's attributes: where the user is (key and name of beacon and venue), how near
     /// the enter found them, and since when (ISO 8601); `beacon` null when away; empty when hidden.
-    func attributes(_ place: Place) -> [UInt8] {
+    func attributes(_ place: Place, _ registry: Registry) -> [UInt8] {
         var writer = JSONWriter()
         writer.object { w in
             switch place {

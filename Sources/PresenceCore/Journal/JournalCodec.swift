@@ -1,8 +1,12 @@
 /// The binary form of an `OutboundRecord` in the aggregator's journal: a kind byte, then the
-/// record's values in `ByteWriter`'s layout. Decoding never traps: a damaged body throws.
+/// record's values in `ByteWriter`'s layout. A decided record holds its messages as they are
+/// published (an event's message as its payload, the event's JSON), so that an event is encoded
+/// once. Records of the layout before that (kinds 1, 2 and 5, whose messages were made when
+/// published) are read into today's form with the topics they were published under. Decoding never
+/// traps: a damaged body throws.
 public enum JournalCodec {
     private enum Kind: UInt8 {
-        case decided = 1, states = 2, progress = 3, erased = 4, messages = 5
+        case legacyDecided = 1, legacyStates = 2, progress = 3, erased = 4, legacyMessages = 5, decided = 6
     }
 
     public static func encode(_ record: OutboundRecord) -> [UInt8] {
@@ -10,13 +14,13 @@ public enum JournalCodec {
         switch record {
         case .decided(let decided):
             writer.byte(Kind.decided.rawValue)
-            writer.array(decided.events, write)
+            writer.array(decided.messages) { writer, message in
+                writer.string(message.topic)
+                writer.raw(message.payload)
+                writer.byte((message.retain ? 1 : 0) | (message.event != nil ? 2 : 0))
+            }
             writer.array(decided.notifications, write)
-            write(&writer, decided.states)
             writer.int64(decided.decidedAt)
-        case .states(let changes):
-            writer.byte(Kind.states.rawValue)
-            write(&writer, changes)
         case .progress(let progress):
             writer.byte(Kind.progress.rawValue)
             writer.int64(progress.clock)
@@ -27,30 +31,38 @@ public enum JournalCodec {
         case .erased(let users):
             writer.byte(Kind.erased.rawValue)
             writer.array(users) { $0.string($1) }
-        case .messages(let messages):
-            writer.byte(Kind.messages.rawValue)
-            writer.array(messages) { writer, message in
-                writer.string(message.topic)
-                writer.raw(message.payload)
-                writer.byte(message.retain ? 1 : 0)
-                writer.optional(message.event) { $0.string($1) }
-            }
         }
         return writer.bytes
     }
 
-    /// The record in `body`, or why it cannot be read.
-    public static func decode(_ body: ArraySlice<UInt8>) throws(MalformedBytes) -> OutboundRecord {
+    /// The record in `body`, or why it cannot be read; `topics` are those a record of the older
+    /// layout is published under (the journal's binding names them).
+    public static func decode(_ body: ArraySlice<UInt8>, topics: Topics) throws(MalformedBytes) -> OutboundRecord {
         var reader = ByteReader(body)
         let record: OutboundRecord
         switch Kind(rawValue: try reader.byte()) {
         case .decided:
+            let messages = try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in
+                let topic = try reader.string()
+                let payload = try reader.raw()
+                let flags = try reader.byte()
+                do throws(PresenceEvent.Unreadable) {
+                    return try OutboundMessage(topic: topic, payload: payload, retain: flags & 1 != 0, carriesEvent: flags & 2 != 0)
+                } catch {
+                    throw ByteReader.Malformed(offset: reader.position, what: "an event message whose payload is \(error)")
+                }
+            }
+            let notifications = try reader.array(notification)
+            record = .decided(.init(messages: messages, notifications: notifications, decidedAt: try reader.int64()))
+        case .legacyDecided:
             let events = try reader.array(event)
             let notifications = try reader.array(notification)
             let states = try changes(&reader)
-            record = .decided(.init(events: events, notifications: notifications, states: states, decidedAt: try reader.int64()))
-        case .states:
-            record = .states(try changes(&reader))
+            let messages = events.map { OutboundMessage($0, topics) }
+                + notifications.map { OutboundMessage(topic: topics.notify(user: $0.user), payload: $0.encoded()) } + states.messages(topics)
+            record = .decided(.init(messages: messages, notifications: notifications, decidedAt: try reader.int64()))
+        case .legacyStates:
+            record = .decided(.init(messages: try changes(&reader).messages(topics), decidedAt: 0))
         case .progress:
             let clock = try reader.int64()
             let lastSeen = try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in
@@ -59,19 +71,34 @@ public enum JournalCodec {
             record = .progress(.init(clock: clock, lastSeen: lastSeen))
         case .erased:
             record = .erased(users: try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.string() })
-        case .messages:
-            record = .messages(try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in
+        case .legacyMessages:
+            record = .decided(.init(messages: try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in
                 let topic = try reader.string()
                 let payload = try reader.raw()
                 let retain = try reader.byte() != 0
-                return OutboundMessage(topic: topic, payload: payload, retain: retain,
-                                       event: try reader.optional { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.string() })
-            })
+                let event = try reader.optional { (reader: inout ByteReader) throws(ByteReader.Malformed) in try reader.string() }
+                do throws(PresenceEvent.Unreadable) {
+                    return try OutboundMessage(topic: topic, payload: payload, retain: retain, carriesEvent: event != nil)
+                } catch {
+                    throw ByteReader.Malformed(offset: reader.position, what: "an event message whose payload is \(error)")
+                }
+            }, decidedAt: 0))
         case nil:
             throw ByteReader.Malformed(offset: body.startIndex, what: "an unknown record kind")
         }
         guard reader.isAtEnd else { throw ByteReader.Malformed(offset: reader.position, what: "bytes after the record") }
         return record
+    }
+
+    /// The older layout of a decided record, for tests of reading it back.
+    static func encodeLegacy(events: [PresenceEvent], notifications: [PresenceNotification], states: PresenceBoard.Changes, decidedAt: Int64) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.byte(Kind.legacyDecided.rawValue)
+        writer.array(events, write)
+        writer.array(notifications, write)
+        write(&writer, states)
+        writer.int64(decidedAt)
+        return writer.bytes
     }
 
     // MARK: Values

@@ -37,8 +37,6 @@ public struct JournalFold: Sendable, Equatable {
             let forgotten = Set(users)
             for user in users { sessions[user] = nil }
             latest = latest.filter { !forgotten.contains($0.value.user) }
-        case .states, .messages:
-            break
         }
     }
 

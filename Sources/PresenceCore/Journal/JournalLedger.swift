@@ -429,8 +429,9 @@ public struct JournalLedger: Sendable {
 extension JournalLedger {
     /// The records of a read request, from the segment files through `read` (a segment's start,
     /// an offset in it and a byte count; fewer bytes at the file's end): at most 8 MiB at a time,
-    /// a record larger than that read whole. Throws when a file cannot be read or a record decoded.
-    public static func collect(_ request: ReadRequest, read: (_ segment: UInt64, _ offset: UInt64, _ count: Int) throws -> [UInt8]) throws -> [Entry] {
+    /// a record larger than that read whole, each decoded with `topics` (`JournalCodec`). Throws when
+    /// a file cannot be read or a record decoded.
+    public static func collect(_ request: ReadRequest, topics: Topics, read: (_ segment: UInt64, _ offset: UInt64, _ count: Int) throws -> [UInt8]) throws -> [Entry] {
         var entries: [Entry] = []
         var cursor = request.cursor
         while entries.count < request.limit, cursor < request.durable,
@@ -446,7 +447,7 @@ extension JournalLedger {
             }
             for frame in scan.frames where entries.count < request.limit {
                 let start = cursor + UInt64(frame.offset)
-                let record = try JournalCodec.decode(frame.body)
+                let record = try JournalCodec.decode(frame.body, topics: topics)
                 entries.append(Entry(start: start, end: start + UInt64(JournalFrame.headerSize + frame.body.count), record: record))
             }
             guard let last = entries.last, last.end > cursor else { break }

@@ -1,8 +1,17 @@
-/// The live state subscribers read, derived from events: who is at each beacon and where each
-/// user is. Applying events says which retained states must be published again.
+/// Who is where, as subscribers, the venue page and Home Assistant see it, derived from events:
+/// who is at each beacon, where each user is (with the reading of the enter that put them there),
+/// and which retained states must be published again after some events.
 public struct PresenceBoard: Sendable {
     private var occupants: [String: Set<String>] = [:]
     private var places: [String: UserState] = [:]
+    /// The distance and proximity of each present user's enter.
+    private var readings: [String: Reading] = [:]
+
+    /// How near an enter found its user.
+    public struct Reading: Sendable, Equatable {
+        public var distance: Double?
+        public var proximity: Proximity?
+    }
 
     public init() {}
 
@@ -32,16 +41,29 @@ public struct PresenceBoard: Sendable {
         return changes
     }
 
-    /// Applies events in order and returns the final state of everything they touched.
-    public mutating func apply(_ events: [PresenceEvent]) -> Changes {
-        var (changes, beacons) = record(events)
-        changes.beacons = beacons.map(state(of:))
-        return changes
-    }
-
     /// Who is at `beacon` now.
     public func state(of beacon: String) -> BeaconState {
         BeaconState(beacon: beacon, users: occupants[beacon, default: []].sorted())
+    }
+
+    /// How many are at `beacon` now.
+    public func count(at beacon: String) -> Int {
+        occupants[beacon]?.count ?? 0
+    }
+
+    /// Where `user` is (at no beacon since a time), nil when the board holds nothing of them.
+    public func place(of user: String) -> UserState? {
+        places[user]
+    }
+
+    /// The reading of the enter that put `user` where they are, if it was seen since the start.
+    public func reading(of user: String) -> Reading? {
+        readings[user]
+    }
+
+    /// The users at a beacon, by key.
+    public var present: [UserState] {
+        places.keys.sorted().compactMap { key in places[key].flatMap { $0.beacon == nil ? nil : $0 } }
     }
 
     /// Applies events in order: the final states of the users they touched, and the beacons they
@@ -57,9 +79,11 @@ public struct PresenceBoard: Sendable {
             case .enter:
                 occupants[event.beacon, default: []].insert(event.user)
                 places[event.user] = UserState(user: event.user, beacon: event.beacon, venue: event.venue, since: event.at)
+                readings[event.user] = Reading(distance: event.distance, proximity: event.proximity)
                 cleared.remove(event.user)
             case .exit:
                 occupants[event.beacon]?.remove(event.user)
+                readings[event.user] = nil
                 if event.reason == .incognito || event.reason == .removed {
                     places[event.user] = nil
                     cleared.insert(event.user)
@@ -93,6 +117,7 @@ public struct PresenceBoard: Sendable {
     /// beacons that listed them, to publish again.
     public mutating func forget(user: String) -> [BeaconState] {
         places[user] = nil
+        readings[user] = nil
         var changed: [BeaconState] = []
         for beacon in occupants.keys.sorted() where occupants[beacon]?.remove(user) != nil {
             changed.append(state(of: beacon))

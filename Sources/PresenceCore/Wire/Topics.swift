@@ -2,6 +2,13 @@
 public struct Topics: Sendable, Equatable {
     public let prefix: String
 
+    /// The topics under the default prefix, `presence`.
+    public static let standard = Topics(valid: "presence")
+
+    private init(valid prefix: String) {
+        self.prefix = prefix
+    }
+
     /// Validates the prefix: non-empty, no wildcards, no empty levels, no leading or trailing `/`.
     public init(prefix: String = "presence") throws(ValueError) {
         try Topics.validate(prefix: prefix)

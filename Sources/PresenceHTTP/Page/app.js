@@ -225,7 +225,9 @@ function connect() {
   stream.addEventListener("snapshot", (m) => applySnapshot(JSON.parse(m.data)));
   stream.addEventListener("presence", (m) => {
     const event = JSON.parse(m.data);
+    // The feed is in the order of the events' time: a back-dated exit goes before a later enter.
     state.events.push(event);
+    state.events.sort((a, b) => a.at - b.at || a.cursor - b.cursor);
     if (state.events.length > feedLimit) state.events.shift();
     renderFeed();
     if (event.event === "enter") loadVisits(2000);

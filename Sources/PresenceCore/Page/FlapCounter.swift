@@ -1,5 +1,3 @@
-import PresenceCore
-
 /// Counts flaps: a move reversed within a minute (A to B, then B back to A no more than
 /// `window` ms later, by the events' own times). It keeps each user's last move only.
 public struct FlapCounter: Sendable {

@@ -1,11 +1,10 @@
 import PresenceCore
-import PresenceHTTP
 import Testing
 
 /// A flap is a move reversed within the window; nothing else is.
 @Suite struct FlapCounterTests {
     static func move(_ user: String, from: String, to: String, at time: Int64) -> [PresenceEvent] {
-        [LiveBoardTests.exit(user, from, at: time, reason: .moved), LiveBoardTests.enter(user, to, at: time)]
+        [VenuePageTests.exit(user, from, at: time, reason: .moved), VenuePageTests.enter(user, to, at: time)]
     }
 
     @Test func aMoveBackWithinAMinuteIsAFlapAndLaterIsNot() {
@@ -20,8 +19,8 @@ import Testing
         var flaps = FlapCounter()
         let events = Self.move("a", from: "x", to: "y", at: 0) + Self.move("a", from: "y", to: "z", at: 5_000)
             + Self.move("b", from: "y", to: "x", at: 6_000)
-            + [LiveBoardTests.exit("c", "x", at: 0, reason: .timeout), LiveBoardTests.enter("c", "y", at: 1_000),
-               LiveBoardTests.exit("c", "y", at: 2_000, reason: .timeout), LiveBoardTests.enter("c", "x", at: 3_000)]
+            + [VenuePageTests.exit("c", "x", at: 0, reason: .timeout), VenuePageTests.enter("c", "y", at: 1_000),
+               VenuePageTests.exit("c", "y", at: 2_000, reason: .timeout), VenuePageTests.enter("c", "x", at: 3_000)]
         for event in events { flaps.observe(event) }
         #expect(flaps.count == 0)
     }

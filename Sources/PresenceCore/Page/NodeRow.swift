@@ -1,5 +1,3 @@
-import PresenceCore
-
 /// One registered node as the page's health table shows it.
 public struct NodeRow: Sendable, Equatable {
     public var key: String
