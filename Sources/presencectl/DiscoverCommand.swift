@@ -47,7 +47,7 @@ struct DiscoverCommand: AsyncParsableCommand {
         let client = try MQTTClient(configuration: mqtt, logger: logger)
         let listener = SubscriptionService(client: client, limit: limit, listening: { StandardStreams.error("listening for sightings on \(filter)") }) {
             message in
-            guard let (node, sightings) = SightingsMessage.read(message, prefix: topics.prefix) else { return }
+            guard let (node, sightings) = SightingsMessage.read(message) else { return }
             tally.withLock { tally in
                 for sighting in sightings { tally.add(sighting, node: node) }
             }
@@ -74,9 +74,8 @@ struct DiscoverCommand: AsyncParsableCommand {
 /// A sightings message read for `discover`: the node from the topic (`…/v1/sightings/{node}`, or
 /// `…/{node}/{shard}`), the batch's valid sightings, with the TLM battery of those that carry one.
 enum SightingsMessage {
-    static func read(_ message: MQTTMessage, prefix: String) -> (node: String, sightings: [Sighting])? {
-        let head = "\(prefix)/v1/sightings/"
-        guard message.topic.hasPrefix(head), let node = message.topic.dropFirst(head.count).split(separator: "/").first.map(String.init),
+    static func read(_ message: MQTTMessage) -> (node: String, sightings: [Sighting])? {
+        guard case .sightings(let node) = Topics.nodeMessage(in: message.topic),
               case .success(let decoded) = SightingBatchDecoder.decode(message.payload, topicNode: node) else { return nil }
         let batteries = batteries(in: message.payload)
         let sightings = decoded.batch.sightings.map { sighting in

@@ -81,11 +81,18 @@ import Testing
         #expect(Topics.nodeMessage(in: "p/v1/nodes/hall-a/stats") == .stats(node: "hall-a"))
         #expect(Topics.nodeMessage(in: "p/v1/events/b/u") == nil)
         #expect(Topics.nodeMessage(in: "p/v1/sightings/") == nil)
+        #expect(Topics.nodeMessage(in: "v1/sightings/n1") == .sightings(node: "n1"), "the prefix may be a single level")
+        // A batch's shard (the sharding extension) follows its node; the node is what counts.
+        #expect(Topics.nodeMessage(in: "p/v1/sightings/hall-a/3") == .sightings(node: "hall-a"))
+        #expect(Topics.nodeMessage(in: "p/v1/sightings/7") == .sightings(node: "7"), "a numeric key is a node, not a shard")
+        #expect(Topics.nodeMessage(in: "p/v1/sightings/hall-a/x") == nil)
+        #expect(Topics.nodeMessage(in: "p/v1/sightings/hall-a/3/4") == nil)
+        #expect(Topics.nodeMessage(in: "p/v1/nodes//status") == nil)
         let topics = try Topics(prefix: "site/a")
-        #expect(topics.nodeOfSightings(topics.sightings(node: "n1")) == "n1")
-        #expect(topics.nodeOfStatus(topics.nodeStatus(node: "n1")) == "n1")
-        #expect(topics.nodeOfStats(topics.nodeStats(node: "n1")) == "n1")
-        #expect(topics.nodeOfSightings("other/v1/sightings/n1") == nil)
+        for (topic, message) in [(topics.sightings(node: "n1"), Topics.NodeMessage.sightings(node: "n1")), (topics.nodeStatus(node: "n1"), .status(node: "n1")),
+                                 (topics.nodeStats(node: "n1"), .stats(node: "n1"))] {
+            #expect(Topics.nodeMessage(in: topic) == message, "\(topic)")
+        }
         for bad in ["", "a/#", "a/+/b", "/a", "a/", "a//b"] {
             #expect(throws: ValueError.self, "\(bad)") { try Topics(prefix: bad) }
         }

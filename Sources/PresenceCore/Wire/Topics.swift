@@ -32,10 +32,6 @@ public struct Topics: Sendable, Equatable {
     public var allNodeStatuses: String { "\(prefix)/v1/nodes/+/status" }
     public var allNodeStats: String { "\(prefix)/v1/nodes/+/stats" }
 
-    /// The node segment of a node stats topic, or nil when `topic` is not one.
-    public func nodeOfStats(_ topic: String) -> String? {
-        nodeSegment(topic, after: "\(prefix)/v1/nodes/", before: "/stats")
-    }
     public func event(beacon: String, user: String) -> String { "\(prefix)/v1/events/\(beacon)/\(user)" }
     public func userState(_ user: String) -> String { "\(prefix)/v1/state/users/\(user)" }
     public func beaconState(_ beacon: String) -> String { "\(prefix)/v1/state/beacons/\(beacon)" }
@@ -45,16 +41,6 @@ public struct Topics: Sendable, Equatable {
     /// The fleet's health, retained (an extension of the contract).
     public var health: String { "\(prefix)/v1/health" }
 
-    /// The node segment of a sightings topic, or nil when `topic` is not one.
-    public func nodeOfSightings(_ topic: String) -> String? {
-        nodeSegment(topic, after: "\(prefix)/v1/sightings/", before: "")
-    }
-
-    /// The node segment of a node status topic, or nil when `topic` is not one.
-    public func nodeOfStatus(_ topic: String) -> String? {
-        nodeSegment(topic, after: "\(prefix)/v1/nodes/", before: "/status")
-    }
-
     /// What a node publishes, as the aggregator reads it.
     public enum NodeMessage: Equatable, Sendable {
         case sightings(node: String)
@@ -62,16 +48,23 @@ public struct Topics: Sendable, Equatable {
         case stats(node: String)
     }
 
-    /// What a topic of any prefix carries, from its last levels (`…/v1/sightings/{node}`,
-    /// `…/v1/nodes/{node}/status`, `…/v1/nodes/{node}/stats`); nil for anything else.
+    /// What a topic of any prefix carries, from its last levels: `…/v1/sightings/{node}` (or
+    /// `…/v1/sightings/{node}/{shard}`, a shard being a decimal number), `…/v1/nodes/{node}/status`,
+    /// `…/v1/nodes/{node}/stats`; nil for anything else. The one reading of node topics: the
+    /// aggregator, `replay` and `discover` all use it.
     public static func nodeMessage(in topic: String) -> NodeMessage? {
         let (last, lastSlash) = level(of: topic, endingAt: topic.endIndex)
-        guard let lastSlash else { return nil }
+        guard let lastSlash, !last.isEmpty else { return nil }
         let (second, secondSlash) = level(of: topic, endingAt: lastSlash)
-        guard let secondSlash else { return nil }
+        guard let secondSlash, !second.isEmpty else { return nil }
         let (third, thirdSlash) = level(of: topic, endingAt: secondSlash)
-        if second == "sightings", third == "v1", !last.isEmpty { return .sightings(node: String(last)) }
-        guard let thirdSlash, third == "nodes", level(of: topic, endingAt: thirdSlash).level == "v1", !second.isEmpty else { return nil }
+        if second == "sightings", third == "v1" { return .sightings(node: String(last)) }
+        guard let thirdSlash else { return nil }
+        let fourth = level(of: topic, endingAt: thirdSlash).level
+        if third == "sightings", fourth == "v1", last.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            return .sightings(node: String(second))
+        }
+        guard third == "nodes", fourth == "v1" else { return nil }
         switch last {
         case "status": return .status(node: String(second))
         case "stats": return .stats(node: String(second))
@@ -84,12 +77,5 @@ public struct Topics: Sendable, Equatable {
         let slash = topic.utf8[..<end].lastIndex(of: UInt8(ascii: "/"))
         let start = slash.map { topic.utf8.index(after: $0) } ?? topic.startIndex
         return (topic[start ..< end], slash)
-    }
-
-    private func nodeSegment(_ topic: String, after head: String, before tail: String) -> String? {
-        guard topic.hasPrefix(head), topic.hasSuffix(tail) else { return nil }
-        let segment = topic.dropFirst(head.count).dropLast(tail.count)
-        guard !segment.isEmpty, !segment.contains("/") else { return nil }
-        return String(segment)
     }
 }
