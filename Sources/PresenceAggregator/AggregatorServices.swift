@@ -35,7 +35,7 @@ public enum AggregatorServices {
                                     calibration: calibration, acknowledged: { publisher.takeAcknowledged() }, logger: logger)
         let inbound = try InboundConnection(configuration: configuration, inbox: inbox, ready: ready, health: health, logger: logger)
         let loop = DecisionLoop(configuration: configuration, inbox: inbox, postgres: postgres, journal: journal, publisher: publisher, health: health,
-                                deadLetters: deadLetters, calibration: calibration, ready: ready, inboundStatistics: { inbound.statistics },
+                                deadLetters: deadLetters, calibration: calibration, ready: ready,
                                 live: live, metrics: metrics, logger: logger)
         let registry = RegistryWatcher(configuration: configuration, postgres: postgres, inbox: inbox, logger: logger)
         let retention = RetentionService(postgres: postgres, retention: configuration.retention, logger: logger)
@@ -65,7 +65,7 @@ public enum AggregatorServices {
                     inboundConnected: inbound.isConnected, publishConnected: publisher.isConnected, databaseReachable: health.databaseReachable,
                     inFlight: publisher.inFlight, journalUnpublished: Int64(clamping: journal.end - min(journal.end, journal.published)),
                     journalUnapplied: Int64(clamping: journal.end - min(journal.end, journal.applied)), inboxWaitingBytes: inbox.counters.waitingBytes,
-                    inboundDropped: inbound.statistics.droppedInbound, deadLetters: deadLetters.count, pages: live.pageCount))
+                    inboundDropped: inbox.counters.dropped, deadLetters: deadLetters.count, pages: live.pageCount))
             },
             now: { WallClock.milliseconds() })
         return services + [VenueServer(host: address.host, port: address.port, sources: sources, logger: logger)]

@@ -8,7 +8,6 @@ import PresenceMQTT
 /// long events waited to be published, and (with `--self-calibrate`) the nodes' fitted offsets.
 struct AggregatorStatistics {
     let core: AggregatorCore.Statistics
-    let inbound: MQTTStatistics
     let inbox: LoopInbox.Counters
     let journal: Journal.Status
     /// Published messages awaiting the broker's acknowledgement.
@@ -52,7 +51,7 @@ struct AggregatorStatistics {
                     }
                 }
             }
-            w.member("inbound_dropped", inbound.droppedInbound)
+            w.member("inbound_dropped", inbox.dropped)
             w.member("inbound_dropped_bytes", inbox.droppedBytes)
             w.member("inbound_waiting_bytes", inbox.waitingBytes)
             w.member("decision_lag_ms", core.decisionLag)
@@ -111,7 +110,7 @@ struct AggregatorStatistics {
         return [
             "batches": "\(counters.batches)", "rejected": "\(counters.rejectedBatches.values.reduce(0, +))", "sightings": "\(counters.sightings)",
             "dropped_sightings": "\(counters.droppedSightings)", "observations": "\(counters.observations)", "late": "\(core.late)",
-            "events": "\(counters.events)", "inbound_dropped": "\(inbound.droppedInbound)", "decision_lag_ms": "\(core.decisionLag)",
+            "events": "\(counters.events)", "inbound_dropped": "\(inbox.dropped)", "decision_lag_ms": "\(core.decisionLag)",
             "journal_unpublished_bytes": "\(journal.end - min(journal.end, journal.published))",
             "journal_unapplied_bytes": "\(journal.end - min(journal.end, journal.applied))", "dead_letters": "\(deadLetters)",
         ]

@@ -22,14 +22,13 @@ final class DecisionLoop: Service {
     private let deadLetters: DeadLetters
     private let calibration: PendingCalibration
     private let ready: StartGate
-    private let inboundStatistics: @Sendable () -> MQTTStatistics
     /// The open venue pages, and the metrics (with `--http`).
     private let live: LiveFeed?
     private let metrics: AggregatorMetrics?
     private let logger: Logger
 
     init(configuration: AggregatorConfiguration, inbox: LoopInbox, postgres: PostgresClient, journal: Journal, publisher: Publisher, health: AggregatorHealth,
-         deadLetters: DeadLetters, calibration: PendingCalibration, ready: StartGate, inboundStatistics: @escaping @Sendable () -> MQTTStatistics,
+         deadLetters: DeadLetters, calibration: PendingCalibration, ready: StartGate,
          live: LiveFeed?, metrics: AggregatorMetrics?, logger: Logger) {
         self.configuration = configuration
         self.inbox = inbox
@@ -40,7 +39,6 @@ final class DecisionLoop: Service {
         self.deadLetters = deadLetters
         self.calibration = calibration
         self.ready = ready
-        self.inboundStatistics = inboundStatistics
         self.live = live
         self.metrics = metrics
         self.logger = logger
@@ -113,7 +111,7 @@ final class DecisionLoop: Service {
             case .statistics(let statistics, let report):
                 metrics?.update(statistics)
                 guard report else { continue }
-                let message = AggregatorStatistics(core: statistics, inbound: inboundStatistics(), inbox: inbox.counters, journal: journal.status,
+                let message = AggregatorStatistics(core: statistics, inbox: inbox.counters, journal: journal.status,
                                                    inFlight: publisher.inFlight, deadLetters: deadLetters.count,
                                                    decisionToPublish: publisher.latency.takeSummary())
                 logger.info("statistics", metadata: message.metadata)

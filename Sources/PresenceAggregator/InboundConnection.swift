@@ -25,7 +25,13 @@ final class InboundConnection: Service {
         if !configuration.cleanSession { mqtt.protocolVersion = .v311 }
         mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1), MQTTSubscription(topics.allNodeStatuses, qos: 1),
                               MQTTSubscription(topics.allNodeStats, qos: 0)]
-        mqtt.onMessage = { message in inbox.push(message, receivedAt: WallClock.milliseconds()) }
+        mqtt.onMessage = { message in
+            // Said at the 1st, 10th, 100th... drop: a flood cannot flood the log.
+            guard let dropped = inbox.push(message, receivedAt: WallClock.milliseconds()), String(dropped).dropFirst().allSatisfy({ $0 == "0" }) else {
+                return
+            }
+            logger.warning("no room for inbound messages in the decision loop's inbox; dropping them", metadata: ["dropped": "\(dropped)"])
+        }
         mqtt.reconnectDelayMax = 5
         client = try MQTTClient(configuration: mqtt, logger: logger)
         self.inbox = inbox
@@ -33,9 +39,6 @@ final class InboundConnection: Service {
         self.health = health
         self.logger = logger
     }
-
-    /// The connection's counters (the inbound drops among them).
-    var statistics: MQTTStatistics { client.statistics }
 
     /// Whether the connection is up.
     var isConnected: Bool { client.isConnected }

@@ -45,13 +45,17 @@ final class LoopInbox: Sendable {
         self.questionLimit = questionLimit
     }
 
-    /// Takes a received message; false (and counted) when it would not fit.
-    func push(_ message: MQTTMessage, receivedAt: Int64) -> Bool {
+    /// Takes a received message; when it would not fit, drops and counts it, and returns how many
+    /// were dropped so far (nil: taken). The one count of inbound drops.
+    @discardableResult
+    func push(_ message: MQTTMessage, receivedAt: Int64) -> Int? {
         let cost = message.queuedSize
+        var dropped = 0
         let reader = state.withLock { state -> CheckedContinuation<Item?, Never>?? in
             guard !state.finished, state.bytes + cost <= limit else {
                 state.counters.dropped += 1
                 state.counters.droppedBytes += cost
+                dropped = state.counters.dropped
                 return nil
             }
             if let reader = state.reader {
@@ -63,11 +67,11 @@ final class LoopInbox: Sendable {
             return .some(nil)
         }
         switch reader {
-        case nil: return false
-        case .some(nil): return true
+        case nil: return dropped
+        case .some(nil): return nil
         case .some(let waiting?):
             waiting.resume(returning: .message(message, receivedAt: receivedAt))
-            return true
+            return nil
         }
     }
 

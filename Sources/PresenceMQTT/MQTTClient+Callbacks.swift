@@ -150,13 +150,14 @@ extension MQTTClient {
         let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
         let inbound = MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain)
         let cost = inbound.queuedSize
-        let kept: Bool
+        // A handler keeps its own queue and counts what it drops; only the client's inbox is counted here.
         if let handler = configuration.onMessage {
-            kept = handler(inbound)
-        } else {
-            kept = inboxGauge.reserve(cost)
-            if kept, case .dropped = inbox.yield(inbound) { inboxGauge.release(cost) }
+            handler(inbound)
+            state.withLock { $0.statistics.received += 1 }
+            return
         }
+        let kept = inboxGauge.reserve(cost)
+        if kept, case .dropped = inbox.yield(inbound) { inboxGauge.release(cost) }
         let dropped = state.withLock { state -> Int? in
             state.statistics.received += 1
             guard !kept else { return nil }

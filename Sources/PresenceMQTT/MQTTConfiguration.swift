@@ -33,10 +33,10 @@ public struct MQTTConfiguration: Sendable {
     /// Bytes of unread inbound messages kept (payload, topic and 64 bytes each); newer messages
     /// are dropped (and counted) while they would not fit.
     public var inboxBytes = 64 << 20
-    /// Where inbound messages go: nil puts them in `MQTTClient.messages` (bounded by `inboxBytes`);
-    /// a handler takes each one on libmosquitto's network thread as it arrives, must not block, and
-    /// returns false when it drops the message (counted as an inbound drop).
-    public var onMessage: (@Sendable (MQTTMessage) -> Bool)?
+    /// Where inbound messages go: nil puts them in `MQTTClient.messages` (bounded by `inboxBytes`,
+    /// what does not fit counted as an inbound drop); a handler takes each one on libmosquitto's
+    /// network thread as it arrives, must not block, and counts what it drops itself.
+    public var onMessage: (@Sendable (MQTTMessage) -> Void)?
     /// A PEM file of CA certificates for `mqtts`; nil uses the operating system's certificates.
     public var caFile: String?
     /// A PEM client certificate and its unencrypted key, for brokers that ask for one (`mqtts`

@@ -9,7 +9,7 @@ import Testing
     static func payload(calibration: SelfCalibration.Summary?) -> String {
         let core = AggregatorCore.Statistics(counters: PipelineCounters(), strangers: StrangerNodes(), late: 0, decisionLag: 1_000,
                                              catchingUp: false, calibration: calibration)
-        let statistics = AggregatorStatistics(core: core, inbound: MQTTStatistics(), inbox: LoopInbox.Counters(),
+        let statistics = AggregatorStatistics(core: core, inbox: LoopInbox.Counters(),
                                               journal: Journal.Status(end: 0, durable: 0, retainedBytes: 0, published: 0, applied: 0), inFlight: 0,
                                               deadLetters: 0, decisionToPublish: LatencySummary(count: 0, p50: 0, p99: 0, max: 0))
         return String(decoding: statistics.encoded(), as: UTF8.self)
