@@ -29,8 +29,8 @@ public enum TimeText {
     private static func parse(_ bytes: [UInt8]) -> Int64? {
         var reader = Reader(bytes: bytes)
         guard let year = reader.digits(4), reader.take("-"), let month = reader.digits(2), reader.take("-"), let day = reader.digits(2),
-              (1 ... 12).contains(month), (1 ... daysIn(month: month, year: year)).contains(day) else { return nil }
-        var milliseconds = daysFromCivil(year: year, month: month, day: day) * 86_400_000
+              (1 ... 12).contains(month), (1 ... CivilDate.daysIn(month: Int64(month), year: Int64(year))).contains(Int64(day)) else { return nil }
+        var milliseconds = CivilDate.days(year: Int64(year), month: Int64(month), day: Int64(day)) * 86_400_000
         if reader.atEnd { return milliseconds }
         guard reader.take("T") || reader.take(" "), let hour = reader.digits(2), reader.take(":"), let minute = reader.digits(2),
               hour < 24, minute < 60 else { return nil }
@@ -50,24 +50,6 @@ public enum TimeText {
         _ = reader.take(":")
         guard let offsetMinutes = reader.digits(2), offsetMinutes < 60, reader.atEnd else { return nil }
         return milliseconds - sign * Int64(offsetHours * 3_600_000 + offsetMinutes * 60_000)
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
-        let y = Int64(month <= 2 ? year - 1 : year)
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = Int64((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1)
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 
     private static func pow10(_ count: Int) -> Int {

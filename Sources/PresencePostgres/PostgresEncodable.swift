@@ -37,15 +37,3 @@ extension Double: PostgresEncodable {
 extension Bool: PostgresEncodable {
     public var postgresText: String { self ? "t" : "f" }
 }
-
-extension Date: PostgresEncodable {
-    /// An ISO-8601 `timestamptz` in UTC with milliseconds, such as `2024-05-01T12:30:00.250Z`,
-    /// rounded to the nearest millisecond (a `Double` of seconds rarely holds one exactly).
-    public var postgresText: String {
-        let milliseconds = (timeIntervalSince1970 * 1000).rounded()
-        guard let exact = Int64(exactly: milliseconds) else {
-            return timeIntervalSince1970 < 0 ? "-infinity" : "infinity"
-        }
-        return PostgresTimestamp.text(epochMilliseconds: exact)
-    }
-}

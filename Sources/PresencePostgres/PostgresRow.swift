@@ -40,14 +40,6 @@ public struct PostgresRow: Sendable {
 
     public func bool(_ name: String) throws -> Bool? { try bool(index(of: name)) }
 
-    /// A `timestamptz` column selected as-is, as Unix epoch milliseconds (fractions below a
-    /// millisecond are dropped toward the past). The connection pins `TimeZone=UTC, DateStyle=ISO`.
-    public func milliseconds(_ column: Int) throws -> Int64? {
-        try decode(column, "a timestamp") { PostgresTimestamp.epochMilliseconds(fromText: $0) }
-    }
-
-    public func milliseconds(_ name: String) throws -> Int64? { try milliseconds(index(of: name)) }
-
     private func index(of name: String) throws -> Int {
         guard let index = columns.firstIndex(of: name) else {
             throw PostgresError(kind: .decoding, message: "the result has no column \"\(name)\"")

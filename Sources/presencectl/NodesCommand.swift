@@ -20,7 +20,7 @@ struct NodesCommand: AsyncParsableCommand {
         let rows = try await withDatabase(connection) { db in
             try await db.query("""
                 SELECT n.key, n.venue_key, n.beacon_key, n.x, n.y, n.floor, n.rssi_offset, n.pinned,
-                       c.offset_db, c.links, c.residual_db, c.readings, c.fitted_at
+                       c.offset_db, c.links, c.residual_db, c.readings, (EXTRACT(EPOCH FROM c.fitted_at) * 1000)::bigint
                 FROM presence.nodes n LEFT JOIN presence.node_calibration c ON c.node_key = n.key
                 ORDER BY n.key
                 """).rows
@@ -71,6 +71,6 @@ struct NodesCommand: AsyncParsableCommand {
                                        y: try row.double(4), floor: try row.int(5), rssiOffset: try row.double(6) ?? 0,
                                        pinned: try row.bool(7) ?? false),
              fitted: try row.double(8), links: try row.int(9), residual: try row.double(10), readings: try row.int(11),
-             fittedAt: try row.milliseconds(12))
+             fittedAt: try row.int(12).map(Int64.init))
     }
 }

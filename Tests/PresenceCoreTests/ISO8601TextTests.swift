@@ -19,4 +19,17 @@ import Testing
         #expect(ISO8601Text.string(milliseconds: 1_763_774_735_050) == "2025-11-22T01:25:35.050Z")
         #expect(ISO8601Text.string(milliseconds: -1) == "1969-12-31T23:59:59.999Z")
     }
+
+    @Test func theCalendarTurnsDaysIntoDatesAndBackAcrossEras() {
+        #expect(CivilDate.date(days: 0) == (1970, 1, 1))
+        #expect(CivilDate.date(days: -1) == (1969, 12, 31))
+        #expect(CivilDate.days(year: 2000, month: 2, day: 29) == 11_016)
+        #expect(CivilDate.days(year: 0, month: 1, day: 1) == -719_528, "year 0 (1 BC) counts")
+        for days in stride(from: -800_000 as Int64, through: 800_000, by: 997) {
+            let date = CivilDate.date(days: days)
+            #expect(CivilDate.days(year: date.year, month: date.month, day: date.day) == days, "\(days)")
+            #expect((1 ... CivilDate.daysIn(month: date.month, year: date.year)).contains(date.day))
+        }
+        #expect([1900, 2023, 2024, 2000].map { CivilDate.daysIn(month: 2, year: $0) } == [28, 28, 29, 29])
+    }
 }

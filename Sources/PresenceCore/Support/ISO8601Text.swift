@@ -1,27 +1,13 @@
 /// Epoch milliseconds as ISO 8601 in UTC with milliseconds (`2026-11-22T03:05:23.123Z`), computed
-/// from the integer (the proleptic Gregorian calendar, days to civil date as Howard Hinnant
-/// derives it), so that no binary fraction of a second turns …35.050 into …35.049.
+/// from the integer (`CivilDate`), so that no binary fraction of a second turns …35.050 into …35.049.
 public enum ISO8601Text {
     public static func string(milliseconds: Int64) -> String {
         let milliseconds = TimeBounds.clamped(milliseconds)
         let (days, millisecondOfDay) = floorDivision(milliseconds, 86_400_000)
-        let (year, month, day) = civil(days: days)
+        let (year, month, day) = CivilDate.date(days: days)
         let second = millisecondOfDay / 1000
         return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))T\(padded(second / 3600, 2)):\(padded(second / 60 % 60, 2))"
             + ":\(padded(second % 60, 2)).\(padded(millisecondOfDay % 1000, 3))Z"
-    }
-
-    /// The year, month and day of the day `days` after 1970-01-01.
-    private static func civil(days: Int64) -> (Int64, Int64, Int64) {
-        let shifted = days + 719_468
-        let era = floorDivision(shifted, 146_097).quotient
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
