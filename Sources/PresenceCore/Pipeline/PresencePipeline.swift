@@ -72,11 +72,7 @@ public struct PresencePipeline: Sendable {
     /// While `catchingUp` (a restart draining what the broker kept during the downtime), the
     /// arrival is taken as the batch's `sent` time, bounded by the pipeline's clock and
     /// `receivedAt`, so that the backlog is decided in its own time rather than all at once now.
-    public mutating func receive(_ payload: [UInt8], node: Substring, at receivedAt: Int64, catchingUp: Bool = false) -> Outcome {
-        payload.withUnsafeBytes { receive($0, node: node, at: receivedAt, catchingUp: catchingUp) }
-    }
-
-    /// `receive(_:node:at:catchingUp:)` for a payload that stays where it is (a line of a recording).
+    /// The payload is read where it lies (the inbound message's bytes, a line of a recording).
     public mutating func receive(_ bytes: UnsafeRawBufferPointer, node: Substring, at receivedAt: Int64, catchingUp: Bool = false) -> Outcome {
         let receivedAt = TimeBounds.clamped(receivedAt)
         counters.batches += 1
