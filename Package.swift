@@ -102,13 +102,24 @@ let package = Package(
         // libFuzzer target over the frame parsers; scripts/fuzz.sh builds it with -sanitize=fuzzer,address.
         .executableTarget(name: "presence-fuzz", dependencies: ["PresenceCore"], path: "Fuzz", swiftSettings: strict),
 
+        // Readers of the project's output formats that the tests share, written apart from the code under test.
+        .target(name: "PresenceTestSupport", path: "Tests/PresenceTestSupport", swiftSettings: strict),
+        // One unit-test target per library, run without servers; IntegrationTests runs the real ones.
         .testTarget(name: "PresenceCoreTests", dependencies: ["PresenceCore"], swiftSettings: strict),
+        .testTarget(name: "PresenceMQTTTests", dependencies: ["PresenceMQTT"], swiftSettings: strict),
+        .testTarget(name: "PresencePostgresTests", dependencies: ["PresencePostgres"], swiftSettings: strict),
+        .testTarget(name: "PresenceStoreTests", dependencies: ["PresenceStore", "PresenceCore", "PresencePostgres"], swiftSettings: strict),
         .testTarget(name: "PresenceHTTPTests", dependencies: ["PresenceHTTP", "PresenceCore"], swiftSettings: strict),
         // Pure tests of the BlueZ adapter (command layouts, configuration); nothing here opens a socket.
         .testTarget(name: "PresenceBLETests", dependencies: ["PresenceBLE", "CBlueZ", "PresenceCore"], swiftSettings: strict),
+        // The scanner's spool on a real file system; no radio, no broker.
+        .testTarget(name: "PresenceScannerTests", dependencies: ["PresenceScanner"], swiftSettings: strict),
+        .testTarget(name: "PresenceCLITests", dependencies: ["PresenceCLI", "PresenceCore", "PresenceTestSupport", arguments], swiftSettings: strict),
+        // The aggregator's parts on a real file system (the journal), without servers.
+        .testTarget(name: "PresenceAggregatorTests", dependencies: ["PresenceAggregator", "PresenceCore", log, lifecycle], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", "PresenceCLI", "PresenceAggregator", arguments, log],
+            dependencies: ["PresenceTestSupport", "PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", "PresenceCLI", "PresenceAggregator", arguments, log],
             swiftSettings: strict),
     ]
 )

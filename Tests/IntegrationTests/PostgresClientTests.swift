@@ -67,10 +67,4 @@ struct PostgresClientTests {
             #expect(changes.withLock { $0 } == [false])
         }
     }
-
-    @Test func thePolicyDoublesUpToItsLongestWait() {
-        let policy = RetryPolicy(first: .seconds(1), longest: .seconds(8))
-        #expect((1 ... 6).map { policy.delay(after: $0) } == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(8), .seconds(8)])
-        #expect(policy.delay(after: 1_000) == .seconds(8))
-    }
 }

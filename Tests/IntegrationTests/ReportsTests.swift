@@ -1,4 +1,5 @@
 import Foundation
+import PresenceTestSupport
 import Testing
 
 /// The analysts' reports (migration v012 and `presencectl report`) against hand-computed figures,

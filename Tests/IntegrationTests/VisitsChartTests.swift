@@ -1,4 +1,5 @@
 import Foundation
+import PresenceTestSupport
 import Testing
 
 /// `presencectl visits --chart` over a simulated hour in a real database: the bars drawn are the
@@ -47,12 +48,12 @@ import Testing
         let svg = try String(contentsOfFile: svgPath, encoding: .utf8)
         let expected = try h.rows("SELECT beacon_key, \(Self.iso), unique_users FROM presence.visits_30m_v ORDER BY 1, 2")
         #expect(expected.count >= 12, "four beacons over three buckets or more")
-        #expect(OutputFormatsTests.bars(in: svg).map { $0.split(separator: "|").prefix(3).joined(separator: "|") } == expected)
+        #expect(ChartBars.bars(in: svg).map { $0.split(separator: "|").prefix(3).joined(separator: "|") } == expected)
 
         let presentPath = folder.appendingPathComponent("present.svg").path
         try h.ctlOK("visits", "--present", "--chart", presentPath)
         let present = try h.rows("SELECT beacon_key, \(Self.iso), unique_users FROM presence.occupancy_30m_v ORDER BY 1, 2")
-        #expect(OutputFormatsTests.bars(in: try String(contentsOfFile: presentPath, encoding: .utf8)).map { $0.split(separator: "|").prefix(3).joined(separator: "|") } == present)
+        #expect(ChartBars.bars(in: try String(contentsOfFile: presentPath, encoding: .utf8)).map { $0.split(separator: "|").prefix(3).joined(separator: "|") } == present)
         #expect(present != expected, "a visit across 10:30 counts in both buckets when present")
 
         let hourly = try h.ctlOK("visits", "--bucket", "1h", "--chart", folder.appendingPathComponent("hourly.svg").path, "--json")

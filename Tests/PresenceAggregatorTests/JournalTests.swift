@@ -43,6 +43,16 @@ import Testing
 
     static let running = Mutex<[ObjectIdentifier: (ServiceGroup, Task<Void, Never>)]>([:])
 
+    /// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
+    static func eventually(timeout: Duration, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+
     /// `count` records from `cursor`, waiting for them to be made durable.
     static func read(_ count: Int, _ journal: Journal, from cursor: UInt64) async -> [Journal.Entry] {
         var entries: [Journal.Entry] = []
@@ -109,7 +119,7 @@ import Testing
         // Passed segments go one by one: wait until every segment wholly before the slower
         // cursor is gone (the first one held then contains it), so the checks below see a
         // settled folder.
-        #expect(await PostgresTestSupport.eventually(timeout: .seconds(5)) {
+        #expect(await Self.eventually(timeout: .seconds(5)) {
             guard let segments = try? JournalFiles.segments(in: folder), segments.count < before else { return false }
             return segments.count < 2 || segments[1].start > entries[60].end
         })

@@ -4,48 +4,9 @@ import FoundationXML
 #endif
 import PresenceCLI
 import PresenceCore
+import PresenceTestSupport
 import Testing
 
-/// Reads RFC 4180 text into records, independently of the library that writes it: fields split on
-/// commas, quoted fields may hold commas, CR, LF and doubled quotes, records end in CRLF.
-enum RFC4180 {
-    static func records(_ text: String) -> [[String]]? {
-        var records: [[String]] = []
-        var record: [String] = []
-        var field = ""
-        var quoted = false
-        var characters = Array(text.unicodeScalars)[...]
-        while let c = characters.popFirst() {
-            if quoted {
-                if c == "\"" {
-                    if characters.first == "\"" {
-                        field.unicodeScalars.append(characters.removeFirst())
-                    } else {
-                        quoted = false
-                    }
-                } else {
-                    field.unicodeScalars.append(c)
-                }
-            } else if c == "\"" {
-                guard field.isEmpty else { return nil }
-                quoted = true
-            } else if c == "," {
-                record.append(field)
-                field = ""
-            } else if c == "\r" {
-                guard characters.popFirst() == "\n" else { return nil }
-                record.append(field)
-                records.append(record)
-                (record, field) = ([], "")
-            } else if c == "\n" {
-                return nil
-            } else {
-                field.unicodeScalars.append(c)
-            }
-        }
-        return quoted || !record.isEmpty || !field.isEmpty ? nil : records
-    }
-}
 
 @Suite struct OutputFormatsTests {
     static let awkward = ["plain", "comma, inside", "quote \" inside", "line\nfeed", "carriage\rreturn", "crlf\r\nboth", "", " spaced ", "é ünïcode"]
@@ -113,18 +74,12 @@ enum RFC4180 {
         #expect(ElapsedText.format(seconds: .nan) == "-")
     }
 
-    /// The bars of a chart as its attributes give them: beacon, bucket (ISO 8601) and count.
-    static func bars(in svg: String) -> [String] {
-        let pattern = #/<rect class="bar"[^>]* data-beacon="([^"]*)" data-bucket="([^"]*)" data-count="([0-9]+)"><title>([^<]*)</title>/#
-        return svg.matches(of: pattern).map { "\($0.1)|\($0.2)|\($0.3)|\($0.4)" }
-    }
-
     @Test func theChartCarriesEveryBarsNumbersAndATitle() {
         let t0: Int64 = 1_795_343_400_000  // 2026-11-22T10:30:00Z
         let bars = [VisitsChart.Bar(beacon: "booth-b", bucket: t0, count: 3), VisitsChart.Bar(beacon: "booth-a", bucket: t0 + 3_600_000, count: 1),
                     VisitsChart.Bar(beacon: "booth-a", bucket: t0, count: 7)]
         let svg = VisitsChart.svg(bars: bars, width: 1_800_000, title: "Visitors <per> beacon", subtitle: "a & b")
-        #expect(Self.bars(in: svg) == [
+        #expect(ChartBars.bars(in: svg) == [
             "booth-a|2026-11-22T10:30:00.000Z|7|booth-a 2026-11-22 10:30–11:00 UTC: 7 visitors",
             "booth-a|2026-11-22T11:30:00.000Z|1|booth-a 2026-11-22 11:30–12:00 UTC: 1 visitor",
             "booth-b|2026-11-22T10:30:00.000Z|3|booth-b 2026-11-22 10:30–11:00 UTC: 3 visitors",
@@ -139,13 +94,13 @@ enum RFC4180 {
 
     @Test func anEmptyChartSaysSo() {
         let svg = VisitsChart.svg(bars: [], width: 1_800_000, title: "t", subtitle: "s")
-        #expect(Self.bars(in: svg).isEmpty && svg.contains("No visits in this period."))
+        #expect(ChartBars.bars(in: svg).isEmpty && svg.contains("No visits in this period."))
         #expect(XMLParser(data: Data(svg.utf8)).parse())
     }
 
     @Test func beaconsAreInKeyOrderWithNumbersByValue() {
         let bars = ["booth-10", "booth-2", "annex", "booth-1"].map { VisitsChart.Bar(beacon: $0, bucket: 0, count: 1) }
-        let order = Self.bars(in: VisitsChart.svg(bars: bars, width: 1_800_000, title: "t", subtitle: "s")).map { $0.prefix { $0 != "|" } }
+        let order = ChartBars.bars(in: VisitsChart.svg(bars: bars, width: 1_800_000, title: "t", subtitle: "s")).map { $0.prefix { $0 != "|" } }
         #expect(order == ["annex", "booth-1", "booth-2", "booth-10"])
     }
 }

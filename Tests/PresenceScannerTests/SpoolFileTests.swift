@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+@testable import PresenceScanner
+
+/// The scanner's spool on a real file system: what the broker has not acknowledged survives a
+/// restart, in order, and a spool whose every line is done is emptied.
+@Suite struct SpoolFileTests {
+    static func folder() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("spool-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func whatIsNotDoneSurvivesARestartInOrder() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var spool = try SpoolFile(directory: folder, node: "hall-a")
+        for index in 1 ... 5 { spool.append(Array("{\"seq\":\(index)}".utf8)) }
+        spool.markDone(2)
+        spool.close()
+        spool = try SpoolFile(directory: folder, node: "hall-a")
+        #expect(spool.pending().map { String(decoding: $0, as: UTF8.self) } == [#"{"seq":3}"#, #"{"seq":4}"#, #"{"seq":5}"#])
+        spool.markDone(3)
+        #expect(spool.pending().isEmpty)
+        let size = try FileManager.default.attributesOfItem(atPath: folder + "/hall-a.spool")[.size] as? Int
+        #expect(size == 0, "a spool with every line done is emptied")
+        spool.close()
+        spool = try SpoolFile(directory: folder, node: "hall-a")
+        #expect(spool.pending().isEmpty)
+        spool.close()
+    }
+
+    @Test func anUnwritableFolderIsNamedInTheError() {
+        #expect(throws: (any Error).self) { try SpoolFile(directory: "/proc/no-such-folder", node: "n") }
+    }
+}
