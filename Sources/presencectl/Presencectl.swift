@@ -14,10 +14,16 @@ struct Presencectl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "presencectl",
         abstract: "Manage and query the BLE presence pipeline.",
-        subcommands: [
-            Migrate.self, VenueCommand.self, BeaconCommand.self, NodeCommand.self, UserCommand.self, DeviceCommand.self,
-            NodesCommand.self, PresenceCommand.self, SessionsCommand.self, VisitsCommand.self, RecordCommand.self, ReplayCommand.self,
-            CalibrateCommand.self, PurgeCommand.self, TailCommand.self, ListCommand.self, ExportCommand.self, ImportCommand.self,
-            DiscoverCommand.self, ReportCommand.self, HealthCommand.self,
+        groupedSubcommands: [
+            CommandGroup(name: "Set up", subcommands: [Migrate.self, ImportCommand.self, ExportCommand.self]),
+            CommandGroup(name: "Registry", subcommands: [
+                VenueCommand.self, BeaconCommand.self, NodeCommand.self, UserCommand.self, DeviceCommand.self, ListCommand.self, DiscoverCommand.self,
+            ]),
+            CommandGroup(name: "Who is where, and was", subcommands: [
+                PresenceCommand.self, SessionsCommand.self, VisitsCommand.self, ReportCommand.self, TailCommand.self,
+            ]),
+            CommandGroup(name: "Nodes", subcommands: [NodesCommand.self, HealthCommand.self, CalibrateCommand.self]),
+            CommandGroup(name: "Recordings", subcommands: [RecordCommand.self, ReplayCommand.self]),
+            CommandGroup(name: "History", subcommands: [PurgeCommand.self]),
         ])
 }
