@@ -17,6 +17,8 @@ import jsonschema
 HERE = Path(__file__).resolve().parent / "json"
 ROUTES = [
     (re.compile(r"/v1/sightings/[^/]+$"), "sighting-batch"),
+    (re.compile(r"/v1/sightings/[^/]+/[0-9]+$"), "sighting-batch"),
+    (re.compile(r"/v1/config$"), "config"),
     (re.compile(r"/v1/nodes/[^/]+/status$"), "node-status"),
     (re.compile(r"/v1/nodes/[^/]+/stats$"), "node-stats"),
     (re.compile(r"/v1/events/[^/]+/[^/]+$"), "presence-event"),

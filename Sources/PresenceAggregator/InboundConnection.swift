@@ -23,8 +23,9 @@ final class InboundConnection: Service {
         // libmosquitto's automatic reconnects do not send; under 3.1.1 the broker keeps a session
         // without clean-session for as long as it is configured to.
         if !configuration.cleanSession { mqtt.protocolVersion = .v311 }
-        mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1), MQTTSubscription(topics.allNodeStatuses, qos: 1),
-                              MQTTSubscription(topics.allNodeStats, qos: 0)]
+        // Every shard's batches (`…/{node}/{shard}`) and unsharded ones: this aggregator decides for them all.
+        mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1), MQTTSubscription(topics.allShardedSightings, qos: 1),
+                              MQTTSubscription(topics.allNodeStatuses, qos: 1), MQTTSubscription(topics.allNodeStats, qos: 0)]
         mqtt.onMessage = { message in
             // Said at the 1st, 10th, 100th... drop: a flood cannot flood the log.
             guard let dropped = inbox.push(message, receivedAt: WallClock.milliseconds()), String(dropped).dropFirst().allSatisfy({ $0 == "0" }) else {

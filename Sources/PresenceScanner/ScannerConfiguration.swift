@@ -15,6 +15,10 @@ public struct ScannerConfiguration: Sendable {
     public var spoolDirectory: String?
     /// How often each node publishes its stats (also its heartbeat), ms (`--stats-interval`).
     public var statsInterval: Int64 = 5_000
+    /// Whether the nodes are worn by people (registered as devices `node:<key>`, `--carried`): with
+    /// several shards, all a carried node hears goes on the shard of `node:<key>`, not split by what
+    /// it heard.
+    public var carried = false
     /// What the node reports as its software version.
     public var version = "0.1.0"
 

@@ -38,7 +38,14 @@ extension PostgresConnection {
         }
         var registry = Registry(venues: venues, beacons: beacons, nodes: nodes, users: users, devices: devices)
         registry.erasures = try query("SELECT COALESCE(max(id), 0) FROM presence.erasures").rows.first?.int(0).map(Int64.init) ?? 0
+        registry.shards = try query("SELECT shards FROM presence.settings").rows.first?.int(0).flatMap { try? Shards(count: $0) } ?? .one
         return registry
+    }
+
+    /// Sets the venue's shard count (`presencectl shards --set`); the aggregators hear of it as of
+    /// a registry change and publish it to the nodes.
+    public func setShards(_ shards: Shards) throws {
+        _ = try query("UPDATE presence.settings SET shards = $1, updated_at = now()", [shards.count])
     }
 
     // MARK: Adding and updating (fields left nil keep their current value)

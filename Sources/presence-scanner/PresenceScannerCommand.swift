@@ -93,6 +93,9 @@ struct PresenceScannerCommand: AsyncParsableCommand {
     @Option(help: "How often the node publishes its stats (also its heartbeat).")
     var statsInterval = "5s"
 
+    @Flag(help: "The node is worn by a person (registered as a device node:KEY): with several shards, all it hears goes on one shard.")
+    var carried = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
 
@@ -162,6 +165,7 @@ struct PresenceScannerCommand: AsyncParsableCommand {
         configuration.batchSize = batchSize
         configuration.spoolCapacity = spoolCapacity
         configuration.statsInterval = try DurationText.milliseconds(statsInterval, what: "--stats-interval")
+        configuration.carried = carried
         if let spoolDir {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: spoolDir, isDirectory: &isDirectory), isDirectory.boolValue else {

@@ -15,7 +15,7 @@ struct Presencectl: AsyncParsableCommand {
         commandName: "presencectl",
         abstract: "Manage and query the BLE presence pipeline.",
         groupedSubcommands: [
-            CommandGroup(name: "Set up", subcommands: [Migrate.self, ImportCommand.self, ExportCommand.self]),
+            CommandGroup(name: "Set up", subcommands: [Migrate.self, ImportCommand.self, ExportCommand.self, ShardsCommand.self]),
             CommandGroup(name: "Registry", subcommands: [
                 VenueCommand.self, BeaconCommand.self, NodeCommand.self, UserCommand.self, DeviceCommand.self, ListCommand.self, DiscoverCommand.self,
             ]),

@@ -38,7 +38,8 @@ struct RecordCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "presencectl")
         var mqtt = MQTTConfiguration(broker: broker, clientID: "presencectl-record-\(getpid())")
-        mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1), MQTTSubscription(topics.allNodeStatuses, qos: 1),
+        mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1), MQTTSubscription(topics.allShardedSightings, qos: 1),
+                              MQTTSubscription(topics.allNodeStatuses, qos: 1),
                               MQTTSubscription(topics.allNodeStats, qos: 1)]
         let client = try MQTTClient(configuration: mqtt, logger: logger)
         let writer = RecordingWriter(file: FileHandleBox(file))

@@ -77,6 +77,9 @@ import Testing
         // MQTT 5's "not authorized" (135).
         let attempts: [(String, MQTTClient, MQTTMessage)] = [
             ("scan-2 as scan-1", node2, MQTTMessage(topic: h.topics.sightings(node: "scan-1"), payload: Self.batch("scan-1", rssi: -40).encoded())),
+            ("scan-2 as scan-1, in a shard", node2,
+             MQTTMessage(topic: h.topics.sightings(node: "scan-1", shard: 3), payload: Self.batch("scan-1", rssi: -40).encoded())),
+            ("scan-2's venue configuration", node2, MQTTMessage(topic: h.topics.config, payload: Array(#"{"v":1,"shards":2}"#.utf8), retain: true)),
             ("scan-2's offline status for scan-1", node2,
              MQTTMessage(topic: h.topics.nodeStatus(node: "scan-1"), payload: Array(#"{"v":1,"state":"offline"}"#.utf8), retain: true)),
             ("a reader's event", reader, MQTTMessage(topic: h.topics.event(beacon: "desk-1", user: "mallory"), payload: Array("{}".utf8))),

@@ -4,8 +4,8 @@ import PresenceMQTT
 import Testing
 
 extension EndToEndTests {
-    /// `presence-scanner --simulate` feeding the aggregator; every payload on the wire is checked
-    /// against the JSON Schemas in schemas/json.
+    /// `presence-scanner --simulate` feeding the aggregator, whole and in four shards; every payload
+    /// on the wire is checked against the JSON Schemas in schemas/json.
     @Suite struct SimulatedVenueTests {
         static let scenario = """
             {
@@ -20,9 +20,11 @@ extension EndToEndTests {
             }
             """
 
-        @Test func aSimulatedVisitMakesEventsAndEveryPayloadMatchesItsSchema() async throws {
+        @Test(arguments: [1, 4])
+        func aSimulatedVisitMakesEventsAndEveryPayloadMatchesItsSchema(shards: Int) async throws {
             let h = try PipelineHarness("simulated")
             try h.ctlOK("migrate")
+            #expect(try h.ctlOK("shards", "--set", "\(shards)") == "\(shards) shard\(shards == 1 ? "" : "s")\n")
             try h.ctlOK("venue", "add", "mini")
             for key in ["a", "b"] {
                 try h.ctlOK("beacon", "add", "stand-\(key)", "--venue", "mini", "--goodbye", "See you, {name}")
@@ -36,6 +38,10 @@ extension EndToEndTests {
 
             let bus = try await h.recorder()
             let aggregator = try h.startAggregator(["--absence-timeout", "4s"])
+            // The aggregator publishes the shard count, retained, where the nodes read it.
+            try await bus.wait(20, for: "the venue's configuration") { messages in
+                messages.contains { $0.topic == h.topics.config && $0.text == #"{"v":1,"shards":\#(shards)}"# }
+            }
             let scanner = try ChildProcess.spawn(try PackagePaths.executable("presence-scanner"), ["--simulate", file.path], environment: h.environment)
             try await bus.wait(60, for: "sam to leave stand-b") { messages in
                 messages.contains { $0.topic == h.topics.event(beacon: "stand-b", user: "sam") && $0.text.contains("\"exit\"") }
@@ -45,6 +51,25 @@ extension EndToEndTests {
             let positions = bus.objects(on: h.topics.userState("sam")).compactMap { $0["position"] as? [String: Any] }
             #expect(!positions.isEmpty, "no user state carried a position")
             #expect(positions.allSatisfy { (($0["x"] as? Double) ?? -99) > -2 && (($0["x"] as? Double) ?? 99) < 14 })
+            // Batches travel whole with one shard; with four, each part on its shard's topic holds
+            // only the devices of that shard (a node's first batches may leave before it has read
+            // the count).
+            let batches = bus.messages.filter { $0.topic.hasPrefix("\(h.prefix)/v1/sightings/") }
+            let levels = h.prefix.split(separator: "/").count
+            func isPart(_ message: MQTTMessage) -> Bool { message.topic.split(separator: "/").count == levels + 4 }
+            let parts = batches.filter(isPart)
+            if shards == 1 {
+                #expect(!batches.isEmpty && parts.isEmpty, "a batch was split with one shard")
+            } else {
+                #expect(parts.count > 10 && batches.drop { !isPart($0) }.allSatisfy(isPart),
+                        "\(parts.count) parts; whole batches after the first part: \(batches.drop { !isPart($0) }.filter { !isPart($0) }.count)")
+                for part in parts {
+                    let shard = Int(part.topic.split(separator: "/").last ?? "") ?? -1
+                    let sightings = (try? JSONSerialization.jsonObject(with: Data(part.payload)) as? [String: Any])?["sightings"] as? [[String: Any]] ?? []
+                    #expect((0 ..< shards).contains(shard))
+                    #expect(sightings.allSatisfy { Int(Shards.fnv1a32($0["id"] as? String ?? "") % UInt32(shards)) == shard }, "\(part.topic)")
+                }
+            }
             #expect(await scanner.stop() == 0, "scanner: \(scanner.stderr.suffix(1500))")
             try await bus.wait(5, for: "the nodes' offline status") { messages in
                 ["sim-a", "sim-b"].allSatisfy { node in messages.last { $0.topic == h.topics.nodeStatus(node: node) }?.text.contains("\"offline\"") == true }
@@ -62,7 +87,7 @@ extension EndToEndTests {
             let script = PackagePaths.root.appendingPathComponent("schemas/validate-payloads.py").path
             let validation = try ChildProcess.spawn("/usr/bin/env", ["python3", script, capture.path])
             #expect(validation.waitBlocking() == 0, "\(validation.stdout)")
-            for schema in ["sighting-batch", "node-status", "presence-event", "user-state", "beacon-state", "aggregator-status", "aggregator-stats", "notification", "node-stats", "health"] {
+            for schema in ["sighting-batch", "node-status", "presence-event", "user-state", "beacon-state", "aggregator-status", "aggregator-stats", "notification", "node-stats", "health", "config"] {
                 #expect(validation.stdout.contains("\(schema)="), "no \(schema) payload was checked: \(validation.stdout)")
             }
 

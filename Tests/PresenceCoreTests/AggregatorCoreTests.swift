@@ -142,7 +142,7 @@ import Testing
             Issue.record("the restored states come first: \(actions)")
             return
         }
-        #expect(restored.messages.map(\.topic) == ["site/presence/v1/state/users/alice", "site/presence/v1/state/users/ghost",
+        #expect(restored.messages.map(\.topic) == ["site/presence/v1/config", "site/presence/v1/state/users/alice", "site/presence/v1/state/users/ghost",
                                                    "site/presence/v1/state/beacons/a", "site/presence/v1/state/beacons/b"])
         #expect(Self.events(actions).map { "\($0.user) \($0.reason?.rawValue ?? "")" } == ["ghost removed"])
         #expect(core.state == .live)

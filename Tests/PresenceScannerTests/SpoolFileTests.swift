@@ -34,3 +34,18 @@ import Testing
         #expect(throws: (any Error).self) { try SpoolFile(directory: "/proc/no-such-folder", node: "n") }
     }
 }
+
+/// A spooled batch's line: the payload, behind its shard when it has one; lines of a spool written
+/// before sharding read as whole batches.
+@Suite struct SpooledBatchTests {
+    @Test func aLineCarriesItsShardAndOldLinesReadAsWholeBatches() {
+        let payload = Array(#"{"v":1,"node":"n","seq":1,"sent":1,"sightings":[]}"#.utf8)
+        let part = SpooledBatch(shard: 12, payload: payload)
+        #expect(part.line == Array("12 ".utf8) + payload)
+        #expect(SpooledBatch(line: part.line) == part)
+        #expect(SpooledBatch(line: payload) == SpooledBatch(shard: nil, payload: payload))
+        for bad in ["", "x {}", " {}", "12345 {}", "1024 {}"] {
+            #expect(SpooledBatch(line: Array(bad.utf8)) == nil, "\(bad)")
+        }
+    }
+}

@@ -39,6 +39,11 @@ extension AggregatorCore {
         actions.append(.page(updates))
     }
 
+    /// The venue's configuration for nodes (the shard count), retained on `{p}/v1/config`.
+    func configMessage(_ shards: Shards) -> OutboundMessage {
+        OutboundMessage(topic: configuration.topics.config, payload: VenueConfig(shards: shards).encoded(), retain: true)
+    }
+
     /// Publishes the states of beacons that changed while their state was held back, once due.
     mutating func publishWaitingBeacons(at now: Int64, flush: Bool = false, into actions: inout [Action]) {
         let due = beaconStates.due(at: now, flush: flush)

@@ -114,8 +114,8 @@ public struct AggregatorCore: Sendable {
     /// Whether the backlog is still being drained.
     public var catchingUp: Bool { state == .catchingUp }
 
-    /// Resumes the open sessions: every retained state is published afresh (with Home Assistant's
-    /// configs and trackers), and sessions whose user, device or beacon has gone (or whose user is
+    /// Resumes the open sessions: the venue's configuration for nodes and every retained state are
+    /// published afresh (with Home Assistant's configs and trackers), and sessions whose user, device or beacon has gone (or whose user is
     /// incognito) end now. Then the core catches up, or goes live.
     public mutating func resume(at now: Int64) -> [Action] {
         precondition(state == .starting, "resume(at:) once, first")
@@ -126,7 +126,7 @@ public struct AggregatorCore: Sendable {
         let exits = pipeline.resume(sessions, at: pipeline.clock)
         var actions: [Action] = []
         let restored = board.restore(sessions, beacons: Array(pipeline.registry.beacons.keys))
-        var messages = restored.messages(configuration.topics)
+        var messages = [configMessage(pipeline.registry.shards)] + restored.messages(configuration.topics)
         messages += homeAssistant?.update(registry: pipeline.registry, board: board, at: now) ?? []
         if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
         if page != nil {
@@ -227,9 +227,10 @@ public struct AggregatorCore: Sendable {
     }
 
     /// A registry loaded beside the loop is ready: sessions of users, devices or beacons no longer
-    /// registered end (`removed`), those of users now incognito too (`incognito`); retained states
-    /// of new beacons are published, those of removed users and beacons deleted; Home Assistant's
-    /// configs follow, and open pages start again from a snapshot.
+    /// registered end (`removed`), those of users now incognito too (`incognito`); a new shard count
+    /// is published to the nodes, retained states of new beacons are published, those of removed
+    /// users and beacons deleted; Home Assistant's configs follow, and open pages start again from
+    /// a snapshot.
     ///
     /// When the registry counts more erasures than before, the users it lost were forgotten: they
     /// are dropped without an event, beacons that listed them are published again without them,
@@ -267,7 +268,8 @@ public struct AggregatorCore: Sendable {
             beaconStates.forget(beacon)
         }
         flaps.forget(Set(flaps.users).subtracting(registry.users.keys))
-        let messages = changes.messages(configuration.topics) + (homeAssistant?.update(registry: registry, board: board, at: now) ?? [])
+        let messages = (registry.shards != old.shards ? [configMessage(registry.shards)] : []) + changes.messages(configuration.topics)
+            + (homeAssistant?.update(registry: registry, board: board, at: now) ?? [])
         if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
         if page != nil {
             let rows = nodeRows(at: now)

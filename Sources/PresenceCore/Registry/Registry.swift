@@ -11,6 +11,8 @@ public struct Registry: Sendable, Equatable {
     /// How many users have been forgotten so far (`presencectl user forget`): users missing from
     /// a registry whose count grew are dropped without a trace.
     public var erasures: Int64 = 0
+    /// The venue's shard count (`presence.settings`), which nodes read on `{p}/v1/config`.
+    public var shards = Shards.one
 
     public init(venues: [Venue] = [], beacons: [Beacon] = [], nodes: [Node] = [], users: [User] = [], devices: [Device] = []) {
         self.venues = Dictionary(venues.map { ($0.key, $0) }, uniquingKeysWith: { $1 })

@@ -26,7 +26,13 @@ public struct Topics: Sendable, Equatable {
     }
 
     public var allSightings: String { "\(prefix)/v1/sightings/+" }
+    /// Every shard's sightings of every node (the contract's sharding).
+    public var allShardedSightings: String { "\(prefix)/v1/sightings/+/+" }
     public func sightings(node: String) -> String { "\(prefix)/v1/sightings/\(node)" }
+    /// One shard's part of a node's batch.
+    public func sightings(node: String, shard: Int) -> String { "\(prefix)/v1/sightings/\(node)/\(shard)" }
+    /// The venue's configuration for nodes (`VenueConfig`), retained.
+    public var config: String { "\(prefix)/v1/config" }
     public func nodeStatus(node: String) -> String { "\(prefix)/v1/nodes/\(node)/status" }
     public func nodeStats(node: String) -> String { "\(prefix)/v1/nodes/\(node)/stats" }
     public var allNodeStatuses: String { "\(prefix)/v1/nodes/+/status" }
