@@ -38,8 +38,8 @@ public enum AggregatorServices {
                                 deadLetters: deadLetters, calibration: calibration, ready: ready,
                                 live: live, metrics: metrics, logger: logger)
         let registry = RegistryWatcher(configuration: configuration, postgres: postgres, inbox: inbox, logger: logger)
-        let retention = RetentionService(postgres: postgres, retention: configuration.retention, logger: logger)
-        let services: [any Service] = [postgres, journal, writer, publisher, registry, retention, loop, inbound]
+        let history = HistoryMaintenance(postgres: postgres, retention: configuration.retention, logger: logger)
+        let services: [any Service] = [postgres, journal, writer, publisher, registry, history, loop, inbound]
         guard let address = configuration.http, let live, let metrics, let prometheus else { return services }
         let visits = VisitsReader(postgres: postgres, logger: logger)
         let sources = VenueServer.Sources(

@@ -171,7 +171,7 @@ extension PostgresConnection {
             SELECT (e->>'id')::uuid, e->>'event', e->>'user', e->>'beacon', to_timestamp((e->>'at')::bigint / 1000.0), e::text
             FROM json_array_elements($1::json) WITH ORDINALITY AS v (e, n)
             ORDER BY n
-            ON CONFLICT (id) DO NOTHING
+            ON CONFLICT DO NOTHING
             """, [PostgresJSONArray(events.map(\.payload))])
     }
 
