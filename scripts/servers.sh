@@ -7,9 +7,19 @@
 #                                     lines (also written to DIR/env) for `eval` or `source`; with
 #                                     --owner, both stop (and DIR is removed) once process PID ends
 #   scripts/servers.sh stop DIR       stop both and keep DIR
-#   scripts/servers.sh broker DIR     start a broker alone under DIR (a second broker, or one a test
-#                                     stops and restarts); print its URL
+#   scripts/servers.sh broker DIR [--persistent]
+#                                     start a broker alone under DIR (a second broker, or one a test
+#                                     stops and restarts); print its URL; with --persistent it keeps
+#                                     sessions, queued and retained messages across a restart, as a
+#                                     venue's broker does (give the flag again to restart it)
 #   scripts/servers.sh broker-stop DIR
+#                                     stop the broker under DIR (a hall broker too), keeping its port
+#   scripts/servers.sh hall DIR CENTRAL_URL PREFIX
+#                                     start a hall broker under DIR, persistent, whose bridge takes the
+#                                     nodes' sightings, status and stats under topic prefix PREFIX to
+#                                     the broker at CENTRAL_URL (mqtt://host:port) and brings back the
+#                                     venue's configuration and all the aggregator publishes; print its
+#                                     URL (docs/mqtt.md, "Bridged and clustered brokers")
 #   scripts/servers.sh postgres DIR   start a PostgreSQL alone under DIR (one a test stops and
 #                                     restarts, keeping its data and port); print its URL
 #   scripts/servers.sh postgres-stop DIR
@@ -22,8 +32,10 @@ set -euo pipefail
 cmd=${1:-}
 dir=${2:-}
 owner=""
+persistent=false
 if [ "${3:-}" = "--owner" ]; then owner=${4:?--owner needs a process id}; fi
-[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop|broker|broker-stop|postgres|postgres-stop DIR" >&2; exit 2; }
+if [ "${3:-}" = "--persistent" ]; then persistent=true; fi
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop|broker|broker-stop|hall|postgres|postgres-stop DIR" >&2; exit 2; }
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
@@ -53,25 +65,65 @@ as_pg() {
 }
 
 start_broker() {
-  local bdir=$1 port
+  local bdir=$1 persistent=${2:-false} bridge=${3:-} port
   mkdir -p "$bdir"
   port=$(cat "$bdir/port" 2>/dev/null || free_port)
   echo "$port" > "$bdir/port"
-  cat > "$bdir/mosquitto.conf" <<CONF
+  {
+    cat <<CONF
 listener $port 127.0.0.1
 allow_anonymous true
-persistence false
 max_inflight_messages 1000
 set_tcp_nodelay true
 max_queued_messages 100000
 message_size_limit 4194304
 CONF
+    if [ "$persistent" = true ]; then
+      # Saved at every stop and read at the next start. mosquitto started as root writes it as the
+      # `mosquitto` user.
+      mkdir -p "$bdir/db"
+      [ "$(id -u)" -ne 0 ] || chown mosquitto "$bdir/db"
+      printf 'persistence true\npersistence_location %s/db/\n' "$bdir"
+    else
+      echo "persistence false"
+    fi
+    [ -z "$bridge" ] || printf '%s\n' "$bridge"
+  } > "$bdir/mosquitto.conf"
   # In its own session, so that a Ctrl-C meant for the demo does not stop the broker before the
   # nodes and the aggregator have said goodbye.
   setsid mosquitto -c "$bdir/mosquitto.conf" >"$bdir/mosquitto.log" 2>&1 &
   echo $! > "$bdir/mosquitto.pid"
   wait_port "$port" mosquitto
   echo "mqtt://127.0.0.1:$port"
+}
+
+# The bridge of a hall broker to the central one at $1 (mqtt://host:port) for topic prefix $2, named
+# after the folder $3: the layout and every line are explained in docs/mqtt.md; what differs from
+# deploy/mosquitto/bridge.conf is no TLS, no credentials and a reconnection every second.
+hall_bridge() {
+  local central=$1 prefix=$2 name
+  [[ $central =~ ^mqtt://[^@/]+:[0-9]+$ ]] || { echo "CENTRAL_URL must be mqtt://host:port, not '$central'" >&2; exit 2; }
+  name=$(basename "$3")
+  cat <<CONF
+
+connection central
+address ${central#mqtt://}
+remote_clientid presence-hall-${name//[^A-Za-z0-9._-]/-}
+cleansession false
+bridge_protocol_version mqttv311
+try_private true
+restart_timeout 1
+topic $prefix/v1/sightings/+ out 1
+topic $prefix/v1/sightings/+/+ out 1
+topic $prefix/v1/nodes/+/status out 1
+topic $prefix/v1/nodes/+/stats out 1
+topic $prefix/v1/config in 1
+topic $prefix/v1/events/# in 1
+topic $prefix/v1/state/# in 1
+topic $prefix/v1/notify/# in 1
+topic $prefix/v1/aggregator/# in 1
+topic $prefix/v1/health in 1
+CONF
 }
 
 stop_pidfile() {
@@ -130,7 +182,13 @@ case "$cmd" in
     stop_postgres "$dir/postgres"
     ;;
   broker)
-    start_broker "$dir"
+    start_broker "$dir" "$persistent"
+    ;;
+  hall)
+    central=${3:?hall needs the URL of the central broker}
+    prefix=${4:?hall needs the topic prefix}
+    mkdir -p "$dir"
+    start_broker "$dir" true "$(hall_bridge "$central" "$prefix" "$(cd "$dir" && pwd)")"
     ;;
   broker-stop)
     stop_pidfile "$dir/mosquitto.pid"
@@ -143,7 +201,7 @@ case "$cmd" in
     stop_postgres "$dir"
     ;;
   *)
-    echo "unknown command '$cmd': expected start, stop, broker, broker-stop, postgres or postgres-stop" >&2
+    echo "unknown command '$cmd': expected start, stop, broker, broker-stop, hall, postgres or postgres-stop" >&2
     exit 2
     ;;
 esac

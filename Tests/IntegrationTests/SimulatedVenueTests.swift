@@ -20,11 +20,9 @@ extension EndToEndTests {
             }
             """
 
-        @Test(arguments: [1, 4])
-        func aSimulatedVisitMakesEventsAndEveryPayloadMatchesItsSchema(shards: Int) async throws {
-            let h = try PipelineHarness("simulated")
+        /// Registers the scenario's venue: stands a and b, each with its node, and sam's tag.
+        static func register(_ h: PipelineHarness) throws {
             try h.ctlOK("migrate")
-            #expect(try h.ctlOK("shards", "--set", "\(shards)") == "\(shards) shard\(shards == 1 ? "" : "s")\n")
             try h.ctlOK("venue", "add", "mini")
             for key in ["a", "b"] {
                 try h.ctlOK("beacon", "add", "stand-\(key)", "--venue", "mini", "--goodbye", "See you, {name}")
@@ -32,6 +30,13 @@ extension EndToEndTests {
             }
             try h.ctlOK("user", "add", "sam")
             try h.ctlOK("device", "add", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:3:3", "--user", "sam")
+        }
+
+        @Test(arguments: [1, 4])
+        func aSimulatedVisitMakesEventsAndEveryPayloadMatchesItsSchema(shards: Int) async throws {
+            let h = try PipelineHarness("simulated")
+            try Self.register(h)
+            #expect(try h.ctlOK("shards", "--set", "\(shards)") == "\(shards) shard\(shards == 1 ? "" : "s")\n")
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("mini-\(h.prefix).json")
             try Self.scenario.write(to: file, atomically: true, encoding: .utf8)
             defer { try? FileManager.default.removeItem(at: file) }

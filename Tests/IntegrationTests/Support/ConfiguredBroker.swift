@@ -9,7 +9,7 @@ final class ConfiguredBroker: Sendable {
     let tls: Bool
     private let process: ChildProcess
 
-    private init(directory: String, port: Int, tls: Bool, process: ChildProcess) {
+    init(directory: String, port: Int, tls: Bool, process: ChildProcess) {
         self.directory = directory
         self.port = port
         self.tls = tls
@@ -51,14 +51,28 @@ final class ConfiguredBroker: Sendable {
 
     /// A broker run with the project's own deployment configuration (`deploy/mosquitto/`), made by
     /// `scripts/secure-broker.sh` for `prefix` on a free port: TLS for localhost and 127.0.0.1,
-    /// passwords for the aggregator, readers and the nodes the registry in `database` holds.
-    static func deployed(prefix: String, database: String) async throws -> ConfiguredBroker {
+    /// passwords for the aggregator, readers and the nodes the registry in `database` holds, and
+    /// an account for the bridge of each hall broker in `bridges` (`deploy/mosquitto/bridge.acl`).
+    static func deployed(prefix: String, database: String, bridges: [String] = []) async throws -> ConfiguredBroker {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("presence-deployed-\(UUID().uuidString)").path
         let port = try freePort()
+        try secure(directory, port: port, prefix: prefix, environment: ["PRESENCE_DATABASE_URL": database])
+        for hall in bridges {
+            try allowBridge(of: hall, prefix: prefix, in: directory)
+        }
+        return try await launch(directory: directory, port: port, configuration: "\(directory)/mosquitto.conf")
+    }
+
+    /// Runs `scripts/secure-broker.sh` for `directory`, `port` and `prefix`, for localhost and 127.0.0.1.
+    static func secure(_ directory: String, port: Int, prefix: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
         let script = PackagePaths.root.appendingPathComponent("scripts/secure-broker.sh").path
-        _ = try runTool("/bin/bash", [script, directory, "--host", "localhost", "--host", "127.0.0.1", "--port", "\(port)", "--prefix", prefix],
-                        environment: ["PRESENCE_DATABASE_URL": database])
-        let process = try ChildProcess.spawn("/usr/sbin/mosquitto", ["-c", "\(directory)/mosquitto.conf"])
+        _ = try runTool("/bin/bash", [script, directory, "--host", "localhost", "--host", "127.0.0.1", "--port", "\(port)", "--prefix", prefix] + arguments,
+                        environment: environment)
+    }
+
+    /// Starts mosquitto with `configuration`, a TLS broker on `port` whose files are in `directory`.
+    static func launch(directory: String, port: Int, configuration: String) async throws -> ConfiguredBroker {
+        let process = try ChildProcess.spawn("/usr/sbin/mosquitto", ["-c", configuration])
         let broker = ConfiguredBroker(directory: directory, port: port, tls: true, process: process)
         try await eventually(10, "the broker to start") { process.stderr.contains(" running") }
         return broker

@@ -59,16 +59,22 @@ struct PipelineHarness: Sendable {
         try TestDatabase.rows(databaseURL, sql)
     }
 
-    /// A started recorder of every message under the prefix.
-    func recorder() async throws -> BusRecorder {
-        let recorder = try BusRecorder(url: brokerURL, filter: "\(prefix)/#")
+    /// A started recorder of every message under the prefix, on the broker at `url` (the
+    /// harness's by default). A `persistent` one keeps its broker session as the aggregator does
+    /// (MQTT 3.1.1 without clean session), so that a persistent broker's restart loses nothing of it.
+    func recorder(on url: String? = nil, persistent: Bool = false) async throws -> BusRecorder {
+        let recorder = try BusRecorder(url: url ?? brokerURL, filter: "\(prefix)/#") {
+            guard persistent else { return }
+            $0.cleanSession = false
+            $0.protocolVersion = .v311
+        }
         try await recorder.start()
         return recorder
     }
 
-    /// A started client for publishing test traffic.
-    func publisher() async throws -> MQTTClient {
-        let client = try makeMQTTClient(brokerURL, "publisher")
+    /// A started client for publishing test traffic, on the broker at `url` (the harness's by default).
+    func publisher(on url: String? = nil) async throws -> MQTTClient {
+        let client = try makeMQTTClient(url ?? brokerURL, "publisher")
         try client.start()
         try await within(10, "the publisher to connect") { try await client.waitUntilConnected() }
         return client
