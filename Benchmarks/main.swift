@@ -6,6 +6,7 @@
 ///     swift run -c release presence-bench capture --out FILE   a btsnoop capture at a steady report rate
 ///     swift run -c release presence-bench reports [options]    the analysts' reports over 10 million sessions
 ///     swift run -c release presence-bench calibration [options] one self-calibration fit as venues grow
+///     swift run -c release presence-bench memory [options]     what the core holds per registered device
 ///     scripts/aggregator-bench.sh [options]                     the aggregator end to end through real servers
 
 #if canImport(Glibc)
@@ -28,7 +29,9 @@ case "reports":
     await ReportsBenchmark.main(Array(arguments.dropFirst()))
 case "calibration":
     CalibrationBenchmark.main(Array(arguments.dropFirst()))
+case "memory":
+    MemoryBenchmark.main(Array(arguments.dropFirst()))
 default:
-    print("usage: presence-bench accuracy|decode|replay|capture|aggregator|reports|calibration [options]  (each takes --help)")
+    print("usage: presence-bench accuracy|decode|replay|capture|aggregator|reports|calibration|memory [options]  (each takes --help)")
     exit(arguments.isEmpty ? 0 : 64)
 }

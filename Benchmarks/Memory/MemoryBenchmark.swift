@@ -1,0 +1,102 @@
+import Foundation
+import PresenceCore
+
+/// What the aggregator's core holds per registered device (issue 20's target: at most 2 KiB), apart
+/// from the queues around it: a registry of `--devices` users with one tag each at `--nodes` booths,
+/// then `--seconds` of batches in which every tag is heard by three nodes every second, driven
+/// through the same `AggregatorCore` the live aggregator runs, with the actions dropped as they come.
+/// Resident memory is read before the registry, after it, after the core is made, and at the end
+/// (everyone present); each step is printed per device.
+enum MemoryBenchmark {
+    static func main(_ arguments: [String]) {
+        if arguments.contains("--help") {
+            print("presence-bench memory [--devices N] [--nodes N] [--seconds S] [--page]   (defaults 100000 devices, 50 nodes, 20 s)")
+            return
+        }
+        let devices = benchArgument(arguments, "--devices").flatMap { Int($0) }.map { max(1, $0) } ?? 100_000
+        let nodes = benchArgument(arguments, "--nodes").flatMap { Int($0) }.map { max(3, $0) } ?? 50
+        let seconds = benchArgument(arguments, "--seconds").flatMap { Int($0) }.map { max(5, $0) } ?? 20
+        let start: Int64 = 1_763_774_400_000
+
+        let base = residentBytes()
+        let registry = venue(devices: devices, nodes: nodes)
+        let withRegistry = residentBytes()
+        var configuration = AggregatorCore.Configuration()
+        configuration.catchUp = false
+        configuration.page = arguments.contains("--page")
+        configuration.health = FleetHealth.Configuration()
+        var core = AggregatorCore(configuration: configuration, registry: registry, now: start)
+        _ = core.resume(at: start)
+        let withCore = residentBytes()
+
+        var enters = 0
+        var seq: Int64 = 0
+        for second in 0 ..< Int64(seconds) {
+            for node in 0 ..< nodes {
+                // The tags whose three nearest nodes include this one: home node, and the next two.
+                var sightings: [Sighting] = []
+                sightings.reserveCapacity(devices / nodes * 3 + 3)
+                for rank in 0 ..< 3 {
+                    var index = (node - rank + nodes) % nodes
+                    while index < devices {
+                        sightings.append(Sighting(ts: start + second * 1_000 + Int64(index % 1_000), id: device(index), rssi: -55 - rank * 8, tx: -59))
+                        index += nodes
+                    }
+                }
+                seq += 1
+                let batch = SightingBatch(node: "node-\(node)", seq: seq, sent: start + second * 1_000 + 999, sightings: sightings)
+                let payload = batch.encoded()
+                let actions = payload.withUnsafeBytes { core.receive(topic: "presence/v1/sightings/node-\(node)", payload: $0, at: batch.sent + 20) }
+                enters += count(actions)
+            }
+            enters += count(core.tick(at: start + second * 1_000 + 1_020))
+        }
+        let present = (0 ..< nodes).reduce(0) { $0 + core.board.count(at: "booth-\($1)") }
+        let withEveryone = residentBytes()
+
+        func perDevice(_ bytes: Int) -> String {
+            let value = Double(bytes) / Double(devices)
+            return value >= 1_024 ? String(format: "%.2f KiB", value / 1_024) : String(format: "%.0f B", value)
+        }
+        print("\(devices) devices, \(nodes) nodes, \(seconds) s: \(enters) enters, \(present) present, \(core.pipeline.counters.observations) sightings")
+        print("| step | resident | per device |")
+        print("|---|---:|---:|")
+        print("| registry | \(megabytes(withRegistry - base)) | \(perDevice(withRegistry - base)) |")
+        print("| core made (engine tables) | \(megabytes(withCore - withRegistry)) | \(perDevice(withCore - withRegistry)) |")
+        print("| everyone present | \(megabytes(withEveryone - withCore)) | \(perDevice(withEveryone - withCore)) |")
+        print("| total | \(megabytes(withEveryone - base)) | \(perDevice(withEveryone - base)) |")
+        withExtendedLifetime((registry, core)) {}
+    }
+
+    static func device(_ index: Int) -> String { "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:\(1 + index / 10_000):\(index % 10_000)" }
+
+    static func venue(devices: Int, nodes: Int) -> Registry {
+        var registry = Registry(
+            venues: [.init(key: "bench")],
+            beacons: (0 ..< nodes).map { Registry.Beacon(key: "booth-\($0)", venue: "bench", x: Double($0 * 5), y: 0) },
+            nodes: (0 ..< nodes).map { Registry.Node(key: "node-\($0)", venue: "bench", beacon: "booth-\($0)", x: Double($0 * 5), y: 0) })
+        registry.users.reserveCapacity(devices)
+        registry.devices.reserveCapacity(devices)
+        for index in 0 ..< devices {
+            registry.users["u-\(index)"] = Registry.User(key: "u-\(index)")
+            registry.devices[device(index)] = Registry.Device(identity: device(index), user: "u-\(index)", tx: -59)
+        }
+        return registry
+    }
+
+    static func count(_ actions: [AggregatorCore.Action]) -> Int {
+        var enters = 0
+        for case .record(.decided(let decided)) in actions { enters += decided.events.filter { $0.kind == .enter }.count }
+        return enters
+    }
+
+    /// Resident memory now (`VmRSS`), bytes: what the issue's figures count, freed blocks malloc
+    /// keeps included.
+    static func residentBytes() -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Int(line.filter(\.isNumber)) ?? 0) * 1_024
+    }
+
+    static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+}
