@@ -23,10 +23,19 @@
 #   scripts/servers.sh postgres DIR   start a PostgreSQL alone under DIR (one a test stops and
 #                                     restarts, keeping its data and port); print its URL
 #   scripts/servers.sh postgres-stop DIR
+#   scripts/servers.sh postgres-kill DIR
+#                                     stop it at once (`-m immediate`), as a crashed primary stops
+#   scripts/servers.sh standby PRIMARY_PGDIR DIR
+#                                     take a base backup of the running PostgreSQL of PRIMARY_PGDIR
+#                                     and start it under DIR as a streaming standby of it (read-only,
+#                                     on a port of its own); print its URL. `postgres DIR` starts it
+#                                     again, still a standby until promoted
+#   scripts/servers.sh promote DIR    promote the standby under DIR; it takes writes once this returns
 #
 # PostgreSQL refuses to run as root: as root, the cluster belongs to the `postgres` user and runs
-# through runuser. The cluster listens on 127.0.0.1 only, with trust authentication, and without
-# fsync unless PRESENCE_PG_FSYNC=on (benchmarks measure with it).
+# through runuser. The cluster listens on 127.0.0.1 only, with trust authentication (replication
+# connections from 127.0.0.1 included), and without fsync unless PRESENCE_PG_FSYNC=on (benchmarks
+# measure with it).
 set -euo pipefail
 
 cmd=${1:-}
@@ -35,7 +44,8 @@ owner=""
 persistent=false
 if [ "${3:-}" = "--owner" ]; then owner=${4:?--owner needs a process id}; fi
 if [ "${3:-}" = "--persistent" ]; then persistent=true; fi
-[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop|broker|broker-stop|hall|postgres|postgres-stop DIR" >&2; exit 2; }
+commands="start, stop, broker, broker-stop, hall, postgres, postgres-stop, postgres-kill, standby or promote"
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 COMMAND DIR, COMMAND one of $commands (standby: PRIMARY_PGDIR DIR)" >&2; exit 2; }
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
@@ -137,13 +147,29 @@ stop_pidfile() {
 }
 
 start_postgres() {
-  local pgdir=$1 bin pgport
+  local pgdir=$1 bin
   bin=$(pg_bindir)
   mkdir -p "$pgdir"
   [ "$(id -u)" -ne 0 ] || chown postgres "$pgdir"
   if [ ! -f "$pgdir/data/PG_VERSION" ]; then
     as_pg "$bin/initdb" -D "$pgdir/data" -U postgres --auth=trust -E UTF8 >"$pgdir/initdb.log" 2>&1
   fi
+  allow_replication "$pgdir/data/pg_hba.conf"
+  run_postgres "$pgdir"
+}
+
+# initdb's pg_hba.conf lets replication in from loopback; one written otherwise gets the line.
+allow_replication() {
+  local hba=$1
+  if ! grep -Eq '^[[:space:]]*host[[:space:]]+replication[[:space:]]+all[[:space:]]+127\.0\.0\.1/32[[:space:]]+trust' "$hba"; then
+    echo "host replication all 127.0.0.1/32 trust" | as_pg tee -a "$hba" >/dev/null
+  fi
+}
+
+# Starts the cluster of $1/data (a primary, or a standby if it holds standby.signal) on its port.
+run_postgres() {
+  local pgdir=$1 bin pgport
+  bin=$(pg_bindir)
   pgport=$(cat "$pgdir/port" 2>/dev/null || free_port)
   echo "$pgport" > "$pgdir/port"
   as_pg "$bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/postgres.log" -w -t 60 \
@@ -153,10 +179,27 @@ start_postgres() {
 }
 
 stop_postgres() {
-  local pgdir=$1
+  local pgdir=$1 mode=${2:-fast}
   if [ -f "$pgdir/data/postmaster.pid" ]; then
-    as_pg "$(pg_bindir)/pg_ctl" -D "$pgdir/data" -m fast -w stop >/dev/null || true
+    as_pg "$(pg_bindir)/pg_ctl" -D "$pgdir/data" -m "$mode" -w stop >/dev/null || true
   fi
+}
+
+# A base backup of the running primary of $1 (streaming the WAL it needs, with the settings that
+# make it follow the primary: -R), started under $2 as its standby.
+start_standby() {
+  local primary=$1 pgdir=$2 bin
+  bin=$(pg_bindir)
+  [ -f "$primary/port" ] && [ -f "$primary/data/postmaster.pid" ] || { echo "no running PostgreSQL under $primary" >&2; exit 1; }
+  mkdir -p "$pgdir"
+  [ "$(id -u)" -ne 0 ] || chown postgres "$pgdir"
+  if [ ! -f "$pgdir/data/PG_VERSION" ]; then
+    as_pg "$bin/pg_basebackup" -R -D "$pgdir/data" -h 127.0.0.1 -p "$(cat "$primary/port")" -U postgres -X stream \
+      >"$pgdir/basebackup.log" 2>&1 || { echo "pg_basebackup failed; see $pgdir/basebackup.log" >&2; exit 1; }
+  fi
+  # The primary's port and socket folder were options of its command line, not of the copied
+  # configuration: the standby gets its own.
+  run_postgres "$pgdir"
 }
 
 case "$cmd" in
@@ -200,8 +243,19 @@ case "$cmd" in
   postgres-stop)
     stop_postgres "$dir"
     ;;
+  postgres-kill)
+    stop_postgres "$dir" immediate
+    ;;
+  standby)
+    standby=${3:?usage: $0 standby PRIMARY_PGDIR DIR}
+    mkdir -p "$standby"
+    start_standby "$(cd "$dir" && pwd)" "$(cd "$standby" && pwd)"
+    ;;
+  promote)
+    as_pg "$(pg_bindir)/pg_ctl" -D "$dir/data" -w -t 60 promote >/dev/null
+    ;;
   *)
-    echo "unknown command '$cmd': expected start, stop, broker, broker-stop, hall, postgres or postgres-stop" >&2
+    echo "unknown command '$cmd': expected $commands" >&2
     exit 2
     ;;
 esac

@@ -12,6 +12,9 @@ import Synchronization
 /// status turns degraded) and tries again under the client's retry policy; the journal keeps what
 /// waits. A record the database refuses for good (not a lost connection nor a timeout) is set aside
 /// in the dead letters, found by applying the batch one record at a time, and the writer moves on.
+/// After a failure it asks the database again how far it had applied the journal: the one that
+/// answers may be a standby promoted in place of the one that failed, without the last
+/// transactions, and what it lacks is stored again (storing is idempotent by event id).
 /// After each transaction it also stores the node offsets the loop left (`PendingCalibration`),
 /// on their own: a failure there loses a re-derivable write, never a record.
 final class DatabaseWriter: Service {
@@ -78,7 +81,7 @@ final class DatabaseWriter: Service {
                             journal.consumed(.database, upTo: reached)
                             if entries.isEmpty { return true }
                         } else if let first = entries.first, reached < first.start {
-                            logger.notice("the database lacks records the journal still holds (a restored copy?); storing them again",
+                            logger.notice("the database lacks records the journal still holds (a restored copy, or a standby promoted behind?); storing them again",
                                           metadata: ["from": "\(reached)", "to": "\(first.start)"])
                             writer.cursor = reached
                             return true
@@ -106,6 +109,7 @@ final class DatabaseWriter: Service {
                 }
                 health.database(reachable: false)
                 writer.failures += 1
+                writer.positionChecked = false
                 if Task.isShuttingDownGracefully || Task.isCancelled { return false }
                 guard (try? await cancelWhenGracefulShutdown({ [delay = postgres.retry.delay(after: writer.failures)] in
                     try await Task.sleep(for: delay)

@@ -19,12 +19,20 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
         self.url = url
     }
 
-    /// `postgres://user@host:port/dbname`, or a placeholder if the URL does not parse.
+    /// `postgres://user@host:port/dbname`, or a placeholder if the URL does not parse. A URL of
+    /// several hosts shows each with its port, and the kind of server it asks for
+    /// (`postgres://user@a:5432,b:5433/db?target_session_attrs=read-write`).
     public var description: String {
         guard let options = ConnectionString.parse(url) else { return "<unparsable connection string>" }
         let user = options["user"].map { "\($0)@" } ?? ""
-        let host = options["host"] ?? options["hostaddr"] ?? "(default socket)"
-        let port = options["port"].map { ":\($0)" } ?? ""
-        return "postgres://\(user)\(host)\(port)/\(options["dbname"] ?? "")"
+        let hosts = (options["host"] ?? options["hostaddr"] ?? "(default socket)").split(separator: ",", omittingEmptySubsequences: false)
+        // libpq takes one port for every host, or one port per host.
+        let ports = options["port"]?.split(separator: ",", omittingEmptySubsequences: false) ?? []
+        let targets = hosts.enumerated().map { index, host in
+            let port = ports.count == hosts.count ? ports[index] : ports.count == 1 ? ports[0] : ""
+            return port.isEmpty ? String(host) : "\(host):\(port)"
+        }
+        let attributes = options["target_session_attrs"].map { "?target_session_attrs=\($0)" } ?? ""
+        return "postgres://\(user)\(targets.joined(separator: ","))/\(options["dbname"] ?? "")\(attributes)"
     }
 }

@@ -14,6 +14,18 @@ import Testing
         #expect(configuration.description == "postgres://u@db.example/venue", "the description never shows the password")
     }
 
+    @Test func aURLOfSeveralHostsReachesLibpqAsItIsAndIsDescribedHostByHost() {
+        let url = "postgres://presence:secret@db-1:5432,db-2:5433/venue?target_session_attrs=read-write"
+        let configuration = PostgresConfiguration(url: url)
+        #expect(ConnectionString.parameters(configuration).first { $0.0 == "dbname" }?.1 == url)
+        let parsed = ConnectionString.parse(url)
+        #expect(parsed?["host"] == "db-1,db-2" && parsed?["port"] == "5432,5433" && parsed?["target_session_attrs"] == "read-write")
+        #expect(configuration.description == "postgres://presence@db-1:5432,db-2:5433/venue?target_session_attrs=read-write")
+        #expect(PostgresConfiguration(url: "postgres://db-1,db-2:6432/venue").description == "postgres://db-1,db-2:6432/venue", "db-1 on the default port")
+        #expect(PostgresConfiguration(url: "host=db-1,db-2 port=6432 dbname=venue").description == "postgres://db-1:6432,db-2:6432/venue")
+        #expect(PostgresConfiguration(url: "host=db-1,db-2 port=5432, dbname=venue").description == "postgres://db-1:5432,db-2/venue")
+    }
+
     @Test func aPasswordNeverReachesAMessage() {
         let redact = ConnectionString.redactor(for: "postgres://alice:p%40ss@db.example:5432/venue")
         #expect(redact("could not connect with p@ss or p%40ss to postgres://alice:p%40ss@db.example:5432/venue") == "could not connect with *** or *** to ***")

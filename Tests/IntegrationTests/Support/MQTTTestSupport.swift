@@ -46,6 +46,17 @@ func eventually(_ seconds: Double, _ what: String, _ condition: () -> Bool) asyn
     }
 }
 
+/// Reads `value` every 100 ms until it is `expected` or `seconds` have passed, and returns the last
+/// reading: an expectation on it shows what was there instead.
+func lastReading<T: Equatable>(within seconds: Double, until expected: T, _ value: () -> T) async throws -> T {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while true {
+        let reading = value()
+        if reading == expected || ContinuousClock.now >= deadline { return reading }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+}
+
 /// The next `count` messages of `messages`; throws if they do not all come within `seconds`.
 func next(_ count: Int, from messages: MQTTMessages, within seconds: Double = 10) async throws -> [MQTTMessage] {
     try await within(seconds, "\(count) messages") {
