@@ -100,6 +100,12 @@ enum ReportsBenchmark {
             + "current_setting('jit'), current_setting('max_parallel_workers_per_gather')").rows.first
         print("\nPostgreSQL \(settings?.string(0) ?? "?"): work_mem \(settings?.string(1) ?? "?"), shared_buffers \(settings?.string(2) ?? "?"), "
             + "jit \(settings?.string(3) ?? "?"), parallel workers per gather \(settings?.string(4) ?? "?")")
+        // Sessions are partitioned by month: a plan scans each partition's copy of an index, named
+        // after the partition; the table names the index they are copies of.
+        let parents = Dictionary(try await db.query("""
+            SELECT c.relname, p.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+            WHERE c.relkind = 'i'
+            """).rows.compactMap { row in row.string(0).flatMap { child in row.string(1).map { (child, $0) } } }, uniquingKeysWith: { first, _ in first })
         print("\n| report | rows | median ms | min ms | max ms | plan top node | indexes used |\n|---|---:|---:|---:|---:|---|---|")
         for query in ReportQuery.all {
             let plan = try await db.query("EXPLAIN \(query.sql)").rows.compactMap { $0.string(0) }
@@ -110,7 +116,7 @@ enum ReportsBenchmark {
                 if run > 0 { times.append(seconds * 1000) }
             }
             times.sort()
-            let indexes = PlanSummary.indexes(plan)
+            let indexes = PlanSummary.indexes(plan, parents: parents)
             print("| \(query.name) | \(rows) | \(milliseconds(times[times.count / 2])) | \(milliseconds(times.first ?? 0)) | "
                 + "\(milliseconds(times.last ?? 0)) | \(PlanSummary.top(plan)) | \(indexes.isEmpty ? "none (sequential scan)" : indexes.joined(separator: ", ")) |")
         }
@@ -164,13 +170,15 @@ enum PlanSummary {
         return first.components(separatedBy: "  (cost=").first?.trimmingCharacters(in: .whitespaces) ?? first
     }
 
-    /// The indexes any node scans, each once, in the plan's order.
-    static func indexes(_ plan: [String]) -> [String] {
+    /// The indexes any node scans, each once, in the plan's order; a partition's index is named by
+    /// its parent's name (`parents`).
+    static func indexes(_ plan: [String], parents: [String: String] = [:]) -> [String] {
         var names: [String] = []
         for line in plan {
             for marker in ["Index Scan using ", "Index Only Scan using ", "Bitmap Index Scan on "] {
                 guard let range = line.range(of: marker) else { continue }
-                let name = String(line[range.upperBound...].prefix { $0 != " " })
+                let scanned = String(line[range.upperBound...].prefix { $0 != " " })
+                let name = parents[scanned] ?? scanned
                 if !names.contains(name) { names.append(name) }
             }
         }
