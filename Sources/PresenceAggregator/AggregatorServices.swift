@@ -34,12 +34,13 @@ public enum AggregatorServices {
         let writer = DatabaseWriter(configuration: configuration, postgres: postgres, journal: journal, health: health, deadLetters: deadLetters,
                                     calibration: calibration, acknowledged: { publisher.takeAcknowledged() }, logger: logger)
         let inbound = try InboundConnection(configuration: configuration, inbox: inbox, ready: ready, health: health, logger: logger)
+        let ownership = ShardOwnership(clientID: configuration.effectiveClientID, postgres: postgres, inbox: inbox, journal: journal, logger: logger)
         let loop = DecisionLoop(configuration: configuration, inbox: inbox, postgres: postgres, journal: journal, publisher: publisher, health: health,
-                                deadLetters: deadLetters, calibration: calibration, ready: ready,
+                                deadLetters: deadLetters, calibration: calibration, ready: ready, ownership: ownership,
                                 live: live, metrics: metrics, logger: logger)
         let registry = RegistryWatcher(configuration: configuration, postgres: postgres, inbox: inbox, logger: logger)
         let history = HistoryMaintenance(postgres: postgres, retention: configuration.retention, logger: logger)
-        let services: [any Service] = [postgres, journal, writer, publisher, registry, history, loop, inbound]
+        let services: [any Service] = [postgres, journal, ownership, writer, publisher, registry, history, loop, inbound]
         guard let address = configuration.http, let live, let metrics, let prometheus else { return services }
         let visits = VisitsReader(postgres: postgres, logger: logger)
         let sources = VenueServer.Sources(

@@ -22,13 +22,14 @@ final class DecisionLoop: Service {
     private let deadLetters: DeadLetters
     private let calibration: PendingCalibration
     private let ready: StartGate
+    private let ownership: ShardOwnership
     /// The open venue pages, and the metrics (with `--http`).
     private let live: LiveFeed?
     private let metrics: AggregatorMetrics?
     private let logger: Logger
 
     init(configuration: AggregatorConfiguration, inbox: LoopInbox, postgres: PostgresClient, journal: Journal, publisher: Publisher, health: AggregatorHealth,
-         deadLetters: DeadLetters, calibration: PendingCalibration, ready: StartGate,
+         deadLetters: DeadLetters, calibration: PendingCalibration, ready: StartGate, ownership: ShardOwnership,
          live: LiveFeed?, metrics: AggregatorMetrics?, logger: Logger) {
         self.configuration = configuration
         self.inbox = inbox
@@ -39,6 +40,7 @@ final class DecisionLoop: Service {
         self.deadLetters = deadLetters
         self.calibration = calibration
         self.ready = ready
+        self.ownership = ownership
         self.live = live
         self.metrics = metrics
         self.logger = logger
@@ -55,11 +57,16 @@ final class DecisionLoop: Service {
         } catch is CancellationError {
             return
         }
+        // The venue's shards are shared with whichever aggregators run on the database: the core
+        // decides for the users of the shards this one owns, from the start.
+        guard let grant = await ownership.first() else { return }
         var coreConfiguration = configuration.core
         coreConfiguration.page = live != nil
+        coreConfiguration.sharing = true
         var core = AggregatorCore(configuration: coreConfiguration, registry: start.registry, sessions: start.sessions,
                                   savedClock: start.savedClock, recentNotifications: start.recentNotifications, storedOffsets: start.storedOffsets,
                                   now: WallClock.milliseconds())
+        execute(core.own(grant.shards, sessions: grant.sessions, at: WallClock.milliseconds()), core)
         execute(core.resume(at: WallClock.milliseconds()), core)
         ready.open()
         await withTaskGroup(of: Void.self) { group in
@@ -82,6 +89,9 @@ final class DecisionLoop: Service {
                         execute(core.replaceRegistry(registry, at: WallClock.milliseconds()), core)
                     case .question(let answer):
                         answer(core)
+                    case .change(let change):
+                        execute(change.body(&core), core)
+                        change.done(true)
                     }
                 }
             } onGracefulShutdown: { [inbox] in

@@ -16,6 +16,15 @@ final class LoopInbox: Sendable {
         case registry(Registry, loadedAt: Int64)
         /// Answered by the loop with its core; with nil when the loop will not answer (stopped).
         case question(@Sendable (AggregatorCore?) -> Void)
+        /// A change of the core from beside the loop, in order with the messages.
+        case change(Change)
+    }
+
+    /// A change of the core (the shards it owns): `body` runs on the loop and returns the actions
+    /// the loop carries out; `done` hears whether it ran (false: the loop had stopped).
+    struct Change: Sendable {
+        let body: @Sendable (inout AggregatorCore) -> [AggregatorCore.Action]
+        let done: @Sendable (Bool) -> Void
     }
 
     /// What the inbox has dropped and holds.
@@ -110,6 +119,21 @@ final class LoopInbox: Sendable {
         if refused { answer(nil) }
     }
 
+    /// Has the loop change its core; returns once it did (false: the loop has stopped).
+    func change(_ body: @escaping @Sendable (inout AggregatorCore) -> [AggregatorCore.Action]) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let change = Change(body: body) { continuation.resume(returning: $0) }
+            var refused = false
+            deliver(.change(change)) { state in
+                state.items.append(.change(change))
+                return true
+            } refused: {
+                refused = true
+            }
+            if refused { change.done(false) }
+        }
+    }
+
     /// No more messages will come: `next()` returns what is left, then nil. Ticks, registries and
     /// questions are no longer taken.
     func finish() {
@@ -122,13 +146,18 @@ final class LoopInbox: Sendable {
         reader?.resume(returning: nil)
     }
 
-    /// The questions no loop will answer (after the last `next()`), answered with nil.
+    /// The questions no loop will answer (after the last `next()`), answered with nil, and the
+    /// changes it will not make, refused.
     func dropQuestions() {
-        let questions = state.withLock { state in
-            defer { state.questions = [] }
-            return state.questions
+        let (questions, changes) = state.withLock { state in
+            defer {
+                state.questions = []
+                state.items.removeAll { if case .change = $0 { true } else { false } }
+            }
+            return (state.questions, state.items.compactMap { item -> Change? in if case .change(let change) = item { change } else { nil } })
         }
         for question in questions { question(nil) }
+        for change in changes { change.done(false) }
     }
 
     /// The next item, waiting for one; nil once finished and empty. One reader only.
@@ -178,7 +207,7 @@ final class LoopInbox: Sendable {
         switch item {
         case .message(let message, _): state.bytes -= message.queuedSize
         case .tick: state.tickWaiting = false
-        case .registry, .question: break
+        case .registry, .question, .change: break
         }
         return item
     }

@@ -31,6 +31,7 @@ public struct Migration: Sendable {
         Migration(version: 13, name: "database_identity", sql: String(decoding: PackageResources.v013_database_identity_sql, as: UTF8.self)),
         Migration(version: 14, name: "settings", sql: String(decoding: PackageResources.v014_settings_sql, as: UTF8.self)),
         Migration(version: 15, name: "monthly_partitions", sql: String(decoding: PackageResources.v015_monthly_partitions_sql, as: UTF8.self)),
+        Migration(version: 16, name: "shard_owners", sql: String(decoding: PackageResources.v016_shard_owners_sql, as: UTF8.self)),
     ]
 }
 

@@ -17,7 +17,7 @@ extension AggregatorCore {
         states.beacons = beaconStates.changed(beacons, at: time).map(board.state(of:))
         var messages = events.map { OutboundMessage($0, topics) }
         messages += sent.map { OutboundMessage(topic: topics.notify(user: $0.user), payload: $0.encoded()) }
-        messages += states.messages(topics)
+        messages += stateMessages(states)
         if homeAssistant != nil {
             var touched: [String] = []
             for event in events where !touched.contains(event.user) { touched.append(event.user) }
@@ -39,6 +39,17 @@ extension AggregatorCore {
         actions.append(.page(updates))
     }
 
+    /// The retained states `changes` publishes. Sharing the venue with others, an aggregator knows
+    /// only its own shards' users, so it publishes no beacon state (whose list of users would leave
+    /// out the other aggregators').
+    func stateMessages(_ changes: PresenceBoard.Changes) -> [OutboundMessage] {
+        guard !ownsEveryShard else { return changes.messages(configuration.topics) }
+        var mine = changes
+        mine.beacons = []
+        mine.deletedBeacons = []
+        return mine.messages(configuration.topics)
+    }
+
     /// The venue's configuration for nodes (the shard count), retained on `{p}/v1/config`.
     func configMessage(_ shards: Shards) -> OutboundMessage {
         OutboundMessage(topic: configuration.topics.config, payload: VenueConfig(shards: shards).encoded(), retain: true)
@@ -50,7 +61,7 @@ extension AggregatorCore {
         guard !due.isEmpty else { return }
         var changes = PresenceBoard.Changes()
         changes.beacons = due.map(board.state(of:))
-        actions.append(.record(.decided(.init(messages: changes.messages(configuration.topics), decidedAt: now))))
+        actions.append(.record(.decided(.init(messages: stateMessages(changes), decidedAt: now))))
         if page != nil { actions.append(.page(changes.beacons.map { .beacon($0) })) }
     }
 
@@ -69,7 +80,7 @@ extension AggregatorCore {
         }
         positionsMark = pipeline.engine.touches
         guard !changes.isEmpty else { return }
-        actions.append(.record(.decided(.init(messages: changes.messages(configuration.topics), decidedAt: now))))
+        actions.append(.record(.decided(.init(messages: stateMessages(changes), decidedAt: now))))
         if page != nil { actions.append(.page(changes.users.map { .user($0, name: pipeline.registry.users[$0.user]?.name) })) }
     }
 

@@ -43,6 +43,10 @@ public struct AggregatorCore: Sendable {
         /// Whether the core keeps what the venue page and the metrics show (`--http`): the event
         /// feed, the nodes' rows (`page` updates), and the statistics every `progressInterval`.
         public var page = false
+        /// Whether the venue's shards are shared with other aggregators (`own(_:sessions:at:)`):
+        /// the core starts owning none, with the sessions it was given parked until their shard is
+        /// its own, and publishes no beacon state.
+        public var sharing = false
 
         public init() {}
     }
@@ -84,6 +88,10 @@ public struct AggregatorCore: Sendable {
     var positionsMark: UInt64 = 0
     /// The sessions to resume, until `resume(at:)`.
     var sessions: [Presence]
+    /// Sharing: the sessions this aggregator's own journal and database gave at the start, by the
+    /// home shard of their user, until that shard is first owned (then they are fresher than what
+    /// the database says) or the first ownership is settled.
+    var parked: [Int: [Presence]] = [:]
     /// The self-calibration revision last logged.
     var loggedCalibration = 0
     /// When the fleet's health was last reported, and what it outlined then.
@@ -108,7 +116,14 @@ public struct AggregatorCore: Sendable {
         lastMessageAt = now
         progressAt = now
         statsAt = now
-        self.sessions = sessions
+        if configuration.sharing {
+            pipeline.own(.empty)
+            let home = registry.homeShards()
+            self.sessions = []
+            for session in sessions { parked[home[session.user] ?? 0, default: []].append(session) }
+        } else {
+            self.sessions = sessions
+        }
     }
 
     /// Whether the backlog is still being drained.
@@ -126,7 +141,7 @@ public struct AggregatorCore: Sendable {
         let exits = pipeline.resume(sessions, at: pipeline.clock)
         var actions: [Action] = []
         let restored = board.restore(sessions, beacons: Array(pipeline.registry.beacons.keys))
-        var messages = [configMessage(pipeline.registry.shards)] + restored.messages(configuration.topics)
+        var messages = [configMessage(pipeline.registry.shards)] + stateMessages(restored)
         messages += homeAssistant?.update(registry: pipeline.registry, board: board, at: now) ?? []
         if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
         if page != nil {
@@ -243,6 +258,11 @@ public struct AggregatorCore: Sendable {
         var actions: [Action] = []
         let erasing = registry.erasures > old.erasures ? Set(old.users.keys).subtracting(registry.users.keys) : []
         decided(pipeline.replaceRegistry(registry, at: now, erasing: erasing), at: now, into: &actions)
+        if let owned = pipeline.owned, registry.shards != old.shards {
+            // A new shard count re-homes users: those now on another aggregator's shards go to it.
+            let home = registry.homeShards()
+            _ = letGo(of: { !owned.contains(home[$0] ?? 0) }, into: &actions)
+        }
         var changes = PresenceBoard.Changes()
         changes.beacons = registry.beacons.keys.filter { old.beacons[$0] == nil }.sorted().map { BeaconState(beacon: $0, users: []) }
         if !erasing.isEmpty {
@@ -268,7 +288,7 @@ public struct AggregatorCore: Sendable {
             beaconStates.forget(beacon)
         }
         flaps.forget(Set(flaps.users).subtracting(registry.users.keys))
-        let messages = (registry.shards != old.shards ? [configMessage(registry.shards)] : []) + changes.messages(configuration.topics)
+        let messages = (registry.shards != old.shards ? [configMessage(registry.shards)] : []) + stateMessages(changes)
             + (homeAssistant?.update(registry: registry, board: board, at: now) ?? [])
         if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
         if page != nil {

@@ -33,6 +33,21 @@ extension PresenceEngine {
         return [exitEvent(presence, at: max(time, presence.entered), reason: reason)]
     }
 
+    /// The users the engine keeps a track of (present, candidates, or recently heard).
+    public var trackedUsers: Dictionary<String, Int>.Keys { trackIndex.keys }
+
+    /// Forgets `users` without an event (their shard went to another aggregator, which resumes
+    /// their sessions from the database).
+    public mutating func drop(users: Set<String>) {
+        guard !users.isEmpty else { return }
+        dropPending { users.contains($0.user) }
+        for user in users.sorted() {
+            guard let index = trackIndex[user] else { continue }
+            tracks[index] = UserTrack(user: user)
+            lookSoon(index)
+        }
+    }
+
     /// Forgets a beacon: sessions there end with `removed`, its observations are dropped.
     public mutating func removeBeacon(_ beacon: String, at time: Int64) -> [PresenceEvent] {
         forget(at: time) { $0.beacon == beacon } presence: { $0.beacon == beacon } observation: { $0.beacon == beacon }

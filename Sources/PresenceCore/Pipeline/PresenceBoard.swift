@@ -41,6 +41,9 @@ public struct PresenceBoard: Sendable {
         return changes
     }
 
+    /// The users the board holds a place of.
+    public var users: Dictionary<String, UserState>.Keys { places.keys }
+
     /// Who is at `beacon` now.
     public func state(of beacon: String) -> BeaconState {
         BeaconState(beacon: beacon, users: occupants[beacon, default: []].sorted())

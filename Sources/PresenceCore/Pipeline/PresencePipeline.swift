@@ -36,6 +36,8 @@ public struct PresencePipeline: Sendable {
     public private(set) var selfCalibration: SelfCalibration?
     /// The fleet's health, once `watchHealth(_:since:)` was called (the live aggregator).
     public private(set) var fleet: FleetHealth?
+    /// The shards whose users this pipeline decides for (`own(_:)`); nil: every shard.
+    public private(set) var owned: ShardSet?
     /// The nodes messages are taken from: registered as nodes, or as `node:` devices.
     private var registeredNodes: Set<String>
     private var matcher: ObservationMatcher
@@ -111,6 +113,10 @@ public struct PresencePipeline: Sendable {
             fleet?.heard(sighting.id, in: bytes, at: time, telemetry: sighting.telemetry(in: bytes))
             switch matcher.match(sighting, in: bytes, heardBy: heardBy, time: time) {
             case .success(let observation):
+                if let owned, !owned.contains(observation.link.shard) {
+                    counters.otherShards += 1
+                    continue
+                }
                 counters.observations += 1
                 outcome.observations += 1
                 engine.ingest(observation)
@@ -229,6 +235,18 @@ public struct PresencePipeline: Sendable {
         engine.takeLastSeen(touchedAfter: mark, resolution: resolution)
     }
 
+    /// From now on, decides only for users whose home shard is in `shards` (nil: every user); the
+    /// observations of others are counted and dropped. Users of shards no longer owned should be
+    /// dropped first (`drop(users:)`), users of new ones resumed (`resume(_:at:)`).
+    public mutating func own(_ shards: ShardSet?) {
+        owned = shards
+    }
+
+    /// Forgets `users` without an event: another aggregator decides for them now.
+    public mutating func drop(users: Set<String>) {
+        engine.drop(users: users)
+    }
+
     /// Resumes sessions that were open when the aggregator stopped, except those whose user,
     /// device or beacon has gone or whose user is incognito: those end now, with the reason.
     public mutating func resume(_ sessions: [Presence], at time: Int64) -> [PresenceEvent] {
@@ -318,6 +336,8 @@ public struct PipelineCounters: Sendable, Equatable {
     /// Sightings that matched no registered device and beacon, by reason.
     public var unmatched: [String: Int] = [:]
     public var observations = 0
+    /// Observations of users whose home shard another aggregator owns.
+    public var otherShards = 0
     public var events = 0
 
     public init() {}

@@ -58,10 +58,13 @@ public final class ObservedLink: Sendable, Equatable {
     public let anchor: Coordinates?
     /// Where the beacon (the place) is.
     public let place: Coordinates?
+    /// The user's home shard (`Registry.homeShards`): the aggregator that owns it decides for them.
+    public let shard: Int
 
     public init(user: String, device: String, beacon: String, venue: String?, node: String, radius: Double? = nil,
-                anchor: Coordinates? = nil, place: Coordinates? = nil) {
+                anchor: Coordinates? = nil, place: Coordinates? = nil, shard: Int = 0) {
         self.user = user
+        self.shard = shard
         self.device = device
         self.beacon = beacon
         self.venue = venue
@@ -78,7 +81,7 @@ public final class ObservedLink: Sendable, Equatable {
 
     public static func == (lhs: ObservedLink, rhs: ObservedLink) -> Bool {
         lhs === rhs || (lhs.user == rhs.user && lhs.device == rhs.device && lhs.beacon == rhs.beacon && lhs.venue == rhs.venue
-            && lhs.node == rhs.node && lhs.radius == rhs.radius && lhs.anchor == rhs.anchor && lhs.place == rhs.place)
+            && lhs.node == rhs.node && lhs.radius == rhs.radius && lhs.anchor == rhs.anchor && lhs.place == rhs.place && lhs.shard == rhs.shard)
     }
 }
 

@@ -47,6 +47,8 @@ public struct ObservationMatcher: Sendable {
     private struct DeviceEntry: Sendable {
         var identity: String
         var user: String
+        /// The user's home shard.
+        var shard: Int
     }
 
     /// What an observation needs of a beacon a carried scanner can hear.
@@ -83,7 +85,8 @@ public struct ObservationMatcher: Sendable {
 
     public init(registry: Registry) {
         let sortedDevices = registry.devices.values.sorted { $0.identity < $1.identity }
-        deviceEntries = sortedDevices.map { DeviceEntry(identity: $0.identity, user: $0.user) }
+        let homeShards = registry.homeShards()
+        deviceEntries = sortedDevices.map { DeviceEntry(identity: $0.identity, user: $0.user, shard: homeShards[$0.user] ?? 0) }
         deviceTx = sortedDevices.map { $0.tx.map(Double.init) }
         deviceTable = IdentityTable(sortedDevices.enumerated().map { ($1.identity, $0) })
 
@@ -214,13 +217,13 @@ public struct ObservationMatcher: Sendable {
             guard let anchor = node.anchor else { return nil }
             let device = deviceEntries[index]
             return ObservedLink(user: device.user, device: device.identity, beacon: anchor.beacon, venue: anchor.venue, node: node.key,
-                                radius: anchor.radius, anchor: anchor.anchor, place: anchor.place)
+                                radius: anchor.radius, anchor: anchor.anchor, place: anchor.place, shard: device.shard)
         case .beacon(let index):
             guard let carrier = node.carrier else { return nil }
             let device = deviceEntries[carrier]
             let beacon = beaconEntries[index]
             return ObservedLink(user: device.user, device: device.identity, beacon: beacon.key, venue: beacon.venue, node: node.key,
-                                radius: beacon.radius, anchor: beacon.point, place: beacon.point)
+                                radius: beacon.radius, anchor: beacon.point, place: beacon.point, shard: device.shard)
         }
     }
 

@@ -14,6 +14,21 @@ public struct Registry: Sendable, Equatable {
     /// The venue's shard count (`presence.settings`), which nodes read on `{p}/v1/config`.
     public var shards = Shards.one
 
+    /// Each user's home shard: the lowest shard of their devices, so that one aggregator decides
+    /// for all of a user's devices. Users without a device are on no shard.
+    public func homeShards() -> [String: Int] {
+        var home: [String: Int] = [:]
+        guard shards.count > 1 else {
+            for device in devices.values { home[device.user] = 0 }
+            return home
+        }
+        for device in devices.values {
+            let shard = shards.shard(of: device.identity)
+            home[device.user] = min(home[device.user] ?? shard, shard)
+        }
+        return home
+    }
+
     public init(venues: [Venue] = [], beacons: [Beacon] = [], nodes: [Node] = [], users: [User] = [], devices: [Device] = []) {
         self.venues = Dictionary(venues.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
         self.beacons = Dictionary(beacons.map { ($0.key, $0) }, uniquingKeysWith: { $1 })

@@ -1,0 +1,155 @@
+import Logging
+import PresenceCore
+import PresencePostgres
+import PresenceStore
+import ServiceLifecycle
+import Synchronization
+
+/// Which of the venue's shards this aggregator decides for, through PostgreSQL advisory locks held
+/// on one session it keeps (`ShardLocks`): it joins the aggregators running on the database under
+/// its client id, and every `interval` takes free shards up to a fair share of the live ones
+/// (`ShardShare`) and gives extras back when others join. A shard taken has its open sessions
+/// resumed from the database; a shard given back has its users' last sightings stored before its
+/// lock goes, so that the next owner resumes them where they were. An aggregator that dies loses
+/// its locks with its session, and the others take its shards on their next round. The first
+/// ownership is settled before the decision loop starts (`first()`); later ones go through the
+/// loop's inbox. While the database is away the core keeps what it owns (nobody can take it
+/// without the database); on reconnecting, shards another aggregator took meanwhile are dropped.
+final class ShardOwnership: Service {
+    /// The shards to own and the open sessions the database holds, for the core's `own`.
+    struct Grant: Sendable {
+        var shards: ShardSet
+        var sessions: [Presence]
+    }
+
+    private let clientID: String
+    private let postgres: PostgresClient
+    private let inbox: LoopInbox
+    private let journal: Journal
+    private let interval: Duration
+    private let logger: Logger
+    private let firstGrant = Mutex<(grant: Grant?, waiters: [CheckedContinuation<Grant?, Never>], done: Bool)>((nil, [], false))
+
+    init(clientID: String, postgres: PostgresClient, inbox: LoopInbox, journal: Journal, interval: Duration = .seconds(1), logger: Logger) {
+        self.clientID = clientID
+        self.postgres = postgres
+        self.inbox = inbox
+        self.journal = journal
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// The first ownership, once settled; nil when the aggregator stops first.
+    func first() async -> Grant? {
+        await withCheckedContinuation { continuation in
+            let ready = firstGrant.withLock { state -> (Bool, Grant?) in
+                if !state.done { state.waiters.append(continuation) }
+                return (state.done, state.grant)
+            }
+            if ready.0 { continuation.resume(returning: ready.1) }
+        }
+    }
+
+    func run() async throws {
+        defer { settleFirst(nil) }
+        await cancelWhenGracefulShutdown { [self] in
+            var owned: ShardSet?
+            while !Task.isCancelled {
+                do {
+                    try await postgres.withConnection { db in try await rounds(db, owned: &owned) }
+                    return
+                } catch is CancellationError {
+                    return
+                } catch is PostgresClient.ClosedError {
+                    return
+                } catch {
+                    logger.warning("lost the session that holds this aggregator's shards; they stay its own until the database answers again",
+                                   metadata: ["error": "\(error)"])
+                    guard (try? await Task.sleep(for: interval)) != nil else { return }
+                }
+            }
+        }
+    }
+
+    /// Rounds on one session, until it fails or the service stops.
+    private func rounds(_ db: PostgresConnection, owned: inout ShardSet?) async throws {
+        // A client that vanishes (a machine off the network) lets its locks go within seconds.
+        try await db.execute(script: "SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 1; SET tcp_keepalives_count = 3")
+        var held: Set<Int> = []
+        var joined = false
+        var refused = false
+        var deciding = true
+        var lastCount: Int?
+        while !Task.isCancelled {
+            if deciding, !joined {
+                joined = try await db.joinAggregators(clientID: clientID)
+                if !joined, !refused {
+                    refused = true
+                    logger.error("another aggregator runs with this client id on this database; this one takes no shard until it stops",
+                                 metadata: ["client_id": "\(clientID)"])
+                }
+            }
+            if deciding, joined {
+                let count = try await db.shardCount().count
+                let live = try await db.liveAggregators()
+                let free = try await db.freeShards(below: count)
+                let plan = ShardShare(count: count, live: live, held: held, free: free, start: Int(Shards.fnv1a32(clientID) % UInt32(count)))
+                var taken: [Int] = []
+                for shard in plan.take where try await db.takeShard(shard, clientID: clientID) { taken.append(shard) }
+                held.formUnion(taken)
+                let keep = ShardSet(held.subtracting(plan.give))
+                let recounted = lastCount != nil && lastCount != count
+                lastCount = count
+                if owned != keep || recounted {
+                    // A new count re-homes users: the sessions of those now on shards kept come too.
+                    let sessions = taken.isEmpty && !recounted ? [] : try await db.openSessions()
+                    // Nil: the decision loop has stopped. The locks stay until the service stops, after
+                    // the database writer has stored what the loop decided.
+                    let end = await hand(Grant(shards: keep, sessions: sessions))
+                    deciding = end != nil
+                    owned = keep
+                    if let end, !plan.give.isEmpty {
+                        // The next owner reads the database: what this one decided about them goes there first.
+                        await waitUntilApplied(end)
+                        for shard in plan.give { try await db.giveBackShard(shard) }
+                        held.subtract(plan.give)
+                    }
+                    logger.info("shards owned", metadata: [
+                        "shards": "\(keep)", "taken": "\(ShardSet(taken))", "given_back": "\(ShardSet(plan.give))", "aggregators": "\(live)",
+                    ])
+                }
+            }
+            guard (try? await Task.sleep(for: interval)) != nil else { return }
+        }
+    }
+
+    /// Hands `grant` to the core: the first one before the loop starts, later ones through the
+    /// inbox. Returns the journal's end once the core's records about it are appended (nil when
+    /// the loop has stopped).
+    private func hand(_ grant: Grant) async -> UInt64? {
+        if settleFirst(grant) { return journal.status.end }
+        let changed = await inbox.change { core in core.own(grant.shards, sessions: grant.sessions, at: WallClock.milliseconds()) }
+        return changed ? journal.status.end : nil
+    }
+
+    /// Gives the first grant to whoever waits for it; false when it was given before.
+    @discardableResult
+    private func settleFirst(_ grant: Grant?) -> Bool {
+        let waiters = firstGrant.withLock { state -> [CheckedContinuation<Grant?, Never>]? in
+            guard !state.done else { return nil }
+            state.done = true
+            state.grant = grant
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters?.forEach { $0.resume(returning: grant) }
+        return waiters != nil
+    }
+
+    private func waitUntilApplied(_ end: UInt64) async {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while journal.status.applied < end, ContinuousClock.now < deadline {
+            guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { return }
+        }
+    }
+}

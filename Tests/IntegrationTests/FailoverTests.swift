@@ -1,0 +1,153 @@
+import Foundation
+import PresenceCore
+import PresenceMQTT
+import Synchronization
+import Testing
+
+extension EndToEndTests {
+    /// Two aggregators sharing a venue of 8 shards: each owns a fair half, and when one is killed
+    /// (`kill -9`) the other owns every shard within seconds, resumes the dead one's sessions from
+    /// the database, and goes on, so that each person's events are those one aggregator would have
+    /// published: no second enter for someone who stayed, every move and exit, on time.
+    @Suite struct FailoverTests {
+        static let people = (1 ... 6).map { "p\($0)" }
+        static func tag(_ person: String) -> String { "ibeacon:\(AggregatorWalkTests.uuid):8:\(person.dropFirst())" }
+
+        static func register(_ h: PipelineHarness) throws {
+            try h.ctlOK("migrate")
+            try h.ctlOK("venue", "add", "expo")
+            for (index, booth) in ["a", "b", "c"].enumerated() {
+                try h.ctlOK("beacon", "add", "booth-\(booth)", "--venue", "expo", "--x", "\(index * 7)", "--y", "0")
+                try h.ctlOK("node", "add", "node-\(booth)", "--venue", "expo", "--beacon", "booth-\(booth)", "--x", "\(index * 7)", "--y", "0")
+            }
+            for person in people {
+                try h.ctlOK("user", "add", person)
+                try h.ctlOK("device", "add", tag(person), "--user", person)
+            }
+            try h.ctlOK("shards", "--set", "8")
+        }
+
+        /// Publishes, every 500 ms, what nodes a, b and c hear of each person placed somewhere, as
+        /// nodes of an 8-shard venue do: each batch in parts, one per shard.
+        static func walk(_ publisher: MQTTClient, _ h: PipelineHarness, _ people: AggregatorOutageTests.Whereabouts,
+                         while keepGoing: @escaping @Sendable () -> Bool) -> Task<Void, any Error> {
+            Task {
+                let shards = try Shards(count: 8)
+                var seq: Int64 = 0
+                while keepGoing() && !Task.isCancelled {
+                    seq += 1
+                    let now = nowMilliseconds()
+                    for node in ["node-a", "node-b", "node-c"] {
+                        var sightings: [Sighting] = []
+                        for tag in people.tags.sorted() {
+                            guard let place = people.place(of: tag) else { continue }
+                            sightings.append(Sighting(ts: now, id: tag, rssi: place == node ? -55 : -80, tx: -59))
+                            people.heard(tag, at: now)
+                        }
+                        for part in shards.parts(of: SightingBatch(node: node, seq: seq, sent: now, sightings: sightings)) {
+                            try await publisher.publish(MQTTMessage(topic: h.topics.sightings(node: node, shard: part.shard), payload: part.batch.encoded(), qos: 1))
+                        }
+                    }
+                    try await Task.sleep(for: .milliseconds(500))
+                }
+            }
+        }
+
+        /// Each shard's owner per `presencectl shards`.
+        static func owners(_ h: PipelineHarness) -> [String] {
+            let lines = ((try? h.ctlOK("shards")) ?? "").split(separator: "\n").dropFirst(2)
+            return lines.map { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.map(String.init) ?? "" }
+        }
+
+        /// The events published, one per id, as "user kind beacon".
+        static func events(_ bus: BusRecorder, _ h: PipelineHarness) -> [(user: String, line: String, id: String, at: Int64)] {
+            var seen: Set<String> = []
+            return bus.objects(on: "\(h.prefix)/v1/events/").compactMap { event in
+                guard let id = event["id"] as? String, seen.insert(id).inserted, let user = event["user"] as? String else { return nil }
+                return (user, "\(event["event"] ?? "") \(event["beacon"] ?? "")", id, (event["at"] as? NSNumber)?.int64Value ?? 0)
+            }
+        }
+
+        static func lines(of person: String, _ bus: BusRecorder, _ h: PipelineHarness) -> [String] {
+            events(bus, h).filter { $0.user == person }.map(\.line)
+        }
+
+        @Test func whenOneOfTwoAggregatorsIsKilledTheOtherOwnsEveryShardAndEachPersonsEventsAreThoseOfOneAggregator() async throws {
+            let h = try PipelineHarness("failover")
+            try Self.register(h)
+            let bus = try await h.recorder()
+            func start(_ name: String) throws -> ChildProcess {
+                try ChildProcess.spawn(try PackagePaths.executable("presence-aggregator"),
+                                       ["--stats-interval", "1s", "--log-level", "debug", "--client-id", "\(h.prefix)-\(name)",
+                                        "--state-dir", h.stateDirectory + "-" + name], environment: h.environment)
+            }
+            let first = try start("one")
+            let second = try start("two")
+            try await eventually(20, "both aggregators owning half of the 8 shards") {
+                let owners = Self.owners(h)
+                return owners.count == 8 && owners.filter { $0 == "\(h.prefix)-one" }.count == 4 && owners.filter { $0 == "\(h.prefix)-two" }.count == 4
+            }
+
+            let publisher = try await h.publisher()
+            let people = AggregatorOutageTests.Whereabouts()
+            let done = Flag()
+            for person in Self.people { people.put(Self.tag(person), at: "node-a") }
+            let walking = Self.walk(publisher, h, people, while: { !done.isSet })
+            try await bus.wait(20, for: "everyone at booth-a") { _ in Self.people.allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a"] } }
+            // Half of them move to booth-b; once that is published and stored, the first aggregator dies.
+            for person in Self.people.prefix(3) { people.put(Self.tag(person), at: "node-b") }
+            try await bus.wait(20, for: "three moves to booth-b") { _ in
+                Self.people.prefix(3).allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a", "exit booth-a", "enter booth-b"] }
+            }
+            try await eventually(10, "the moves stored") {
+                (try? h.rows("SELECT count(*) FROM presence.sessions WHERE exited_at IS NULL AND beacon_key = 'booth-b'")) == ["3"]
+            }
+            kill(first.pid, SIGKILL)
+            let killed = ContinuousClock.now
+            _ = await first.wait(timeout: .seconds(5))
+            try await eventually(10, "the survivor owning all 8 shards") { Self.owners(h).allSatisfy { $0 == "\(h.prefix)-two" } && Self.owners(h).count == 8 }
+            let takeover = ContinuousClock.now - killed
+            #expect(takeover < .seconds(10), "took \(takeover)")
+
+            // After the takeover: p1 and p4 move to booth-c, p2 and p5 leave, the others stay.
+            for person in ["p1", "p4"] { people.put(Self.tag(person), at: "node-c") }
+            for person in ["p2", "p5"] { people.put(Self.tag(person), at: nil) }
+            try await bus.wait(40, for: "the moves to booth-c and the exits") { _ in
+                Self.lines(of: "p1", bus, h).last == "enter booth-c" && Self.lines(of: "p4", bus, h).last == "enter booth-c"
+                    && Self.lines(of: "p2", bus, h).last == "exit booth-b" && Self.lines(of: "p5", bus, h).last == "exit booth-a"
+            }
+            done.set()
+            _ = try? await walking.value
+            // Let anything doubled come out before judging.
+            try await Task.sleep(for: .seconds(2))
+            let expected = [
+                "p1": ["enter booth-a", "exit booth-a", "enter booth-b", "exit booth-b", "enter booth-c"],
+                "p2": ["enter booth-a", "exit booth-a", "enter booth-b", "exit booth-b"],
+                "p3": ["enter booth-a", "exit booth-a", "enter booth-b"],
+                "p4": ["enter booth-a", "exit booth-a", "enter booth-c"],
+                "p5": ["enter booth-a", "exit booth-a"],
+                "p6": ["enter booth-a"],
+            ]
+            for person in Self.people {
+                #expect(Self.lines(of: person, bus, h) == expected[person], "\(person): \(Self.lines(of: person, bus, h))")
+            }
+            // The exits of those who left are dated by their last sighting, not by the takeover.
+            for person in ["p2", "p5"] {
+                let exit = Self.events(bus, h).last { $0.user == person }?.at ?? 0
+                let last = people.lastHeard(Self.tag(person)) ?? 0
+                #expect(abs(exit - last) < 3_000, "\(person) exit at \(exit), last heard \(last)")
+            }
+            try await eventually(10, "every published event stored once") {
+                let published = Set(Self.events(bus, h).map(\.id))
+                let stored = (try? h.rows("SELECT id::text FROM presence.events")) ?? []
+                return stored.count == published.count && Set(stored) == published
+            }
+            #expect(try h.rows("SELECT user_key || ' ' || beacon_key FROM presence.sessions WHERE exited_at IS NULL ORDER BY 1")
+                == ["p1 booth-c", "p3 booth-b", "p4 booth-c", "p6 booth-a"])
+            #expect(second.poll() == nil, "the survivor died: \(second.stderr.suffix(2000))")
+            #expect(await second.stop() == 0)
+            await publisher.stop()
+            await bus.stop()
+        }
+    }
+}

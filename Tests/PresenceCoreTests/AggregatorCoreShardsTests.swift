@@ -1,0 +1,127 @@
+import Testing
+@testable import PresenceCore
+
+/// Aggregators sharing a venue: a core decides only for the users of the shards it owns, and a
+/// user handed from one core to another (saved last sighting, resumed session) gets exactly the
+/// events one core deciding for everyone would have published.
+@Suite struct AggregatorCoreShardsTests {
+    static let shards = (try? Shards(count: 4)) ?? .one
+    /// Two tags on different shards.
+    static let tags: (alice: String, bob: String) = {
+        let candidates = (1 ... 64).map { "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:\($0)" }
+        let first = candidates[0]
+        let second = candidates.first { shards.shard(of: $0) != shards.shard(of: first) } ?? first
+        return (first, second)
+    }()
+
+    static let registry: Registry = {
+        var registry = Registry(
+            venues: [.init(key: "expo")],
+            beacons: [.init(key: "a", venue: "expo"), .init(key: "b", venue: "expo")],
+            nodes: [.init(key: "node-a", beacon: "a"), .init(key: "node-b", beacon: "b")],
+            users: [.init(key: "alice"), .init(key: "bob")],
+            devices: [.init(identity: tags.alice, user: "alice"), .init(identity: tags.bob, user: "bob")])
+        registry.shards = shards
+        return registry
+    }()
+
+    static let start = AggregatorCoreTests.start
+    static let topics = AggregatorCoreTests.topics
+
+    /// Both near beacon a for 20 s, then gone: one batch from each node every 500 ms.
+    static func arrivals() -> [(topic: String, payload: [UInt8], at: Int64)] {
+        var arrivals: [(String, [UInt8], Int64)] = []
+        var seq: Int64 = 0
+        for t in stride(from: start, to: start + 20_000, by: 500) {
+            for (node, rssi) in [("node-a", -58), ("node-b", -75)] {
+                seq += 1
+                let sightings = [tags.alice, tags.bob].map { Sighting(ts: t, id: $0, rssi: rssi, tx: -59) }
+                arrivals.append((topics.sightings(node: node), SightingBatch(node: node, seq: seq, sent: t, sightings: sightings).encoded(), t + 50))
+            }
+        }
+        return arrivals
+    }
+
+    static func core(sharing: Bool, now: Int64) -> AggregatorCore {
+        var configuration = AggregatorCore.Configuration()
+        configuration.catchUp = false
+        configuration.topics = topics
+        configuration.sharing = sharing
+        var core = AggregatorCore(configuration: configuration, registry: registry, now: now)
+        _ = core.resume(at: now)
+        return core
+    }
+
+    static func lastSeen(_ actions: [AggregatorCore.Action]) -> [String: Int64] {
+        var seen: [String: Int64] = [:]
+        for case .record(.progress(let progress)) in actions {
+            for entry in progress.lastSeen { seen[entry.user] = entry.time }
+        }
+        return seen
+    }
+
+    @Test func homeShardsAreEachUsersLowestDeviceShard() {
+        var registry = Self.registry
+        registry.devices["node:carried"] = .init(identity: "node:carried", user: "bob")
+        let lowest = min(Self.shards.shard(of: Self.tags.bob), Self.shards.shard(of: "node:carried"))
+        #expect(registry.homeShards()["bob"] == lowest)
+        #expect(registry.homeShards()["alice"] == Self.shards.shard(of: Self.tags.alice))
+        var one = registry
+        one.shards = .one
+        #expect(Set(one.homeShards().values) == [0])
+    }
+
+    @Test func aSharingCoreStartsOwningNothingAndDecidesOnlyForItsShards() {
+        let alice = Self.shards.shard(of: Self.tags.alice)
+        var core = Self.core(sharing: true, now: Self.start)
+        var events: [PresenceEvent] = []
+        for (index, arrival) in Self.arrivals().enumerated() {
+            if index == 10 { events += AggregatorCoreTests.events(core.own(ShardSet([alice]), sessions: [], at: arrival.at)) }
+            events += AggregatorCoreTests.events(AggregatorCoreTests.receive(&core, arrival.topic, arrival.payload, at: arrival.at))
+        }
+        events += AggregatorCoreTests.events(core.tick(at: Self.start + 60_000))
+        #expect(events.map { "\($0.kind.rawValue) \($0.user)" } == ["enter alice", "exit alice"])
+        #expect(core.pipeline.counters.otherShards > 0)
+    }
+
+    @Test func aUserHandedToAnotherCoreGetsTheEventsOneCoreWouldHavePublished() {
+        let all = ShardSet(0 ..< Self.shards.count)
+        let alice = Self.shards.shard(of: Self.tags.alice), bob = Self.shards.shard(of: Self.tags.bob)
+        var whole = Self.core(sharing: false, now: Self.start)
+        var first = Self.core(sharing: true, now: Self.start)
+        var firstEvents = AggregatorCoreTests.events(first.own(all, sessions: [], at: Self.start))
+        var second: AggregatorCore?
+        var secondEvents: [PresenceEvent] = []
+        var wholeEvents: [PresenceEvent] = []
+        var handedOver = false
+        for arrival in Self.arrivals() {
+            wholeEvents += AggregatorCoreTests.events(AggregatorCoreTests.receive(&whole, arrival.topic, arrival.payload, at: arrival.at))
+            if !handedOver, arrival.at >= Self.start + 10_000 {
+                handedOver = true
+                // The first gives bob's shard back (saving his last sighting); the second locks it
+                // and resumes him as the database says.
+                let released = first.own(ShardSet([alice]), sessions: [], at: arrival.at)
+                #expect(AggregatorCoreTests.events(released).isEmpty, "a shard given back ends nobody's session")
+                let enter = firstEvents.first { $0.user == "bob" && $0.kind == .enter }
+                let seen = Self.lastSeen(released)["bob"]
+                #expect(seen != nil)
+                let stored = Presence(user: "bob", device: Self.tags.bob, beacon: enter?.beacon ?? "", venue: "expo", entered: enter?.at ?? 0,
+                                      lastSeen: seen ?? 0)
+                var taker = Self.core(sharing: true, now: arrival.at)
+                secondEvents += AggregatorCoreTests.events(taker.own(ShardSet([bob]), sessions: [stored], at: arrival.at))
+                second = taker
+            }
+            firstEvents += AggregatorCoreTests.events(AggregatorCoreTests.receive(&first, arrival.topic, arrival.payload, at: arrival.at))
+            if var taker = second {
+                secondEvents += AggregatorCoreTests.events(AggregatorCoreTests.receive(&taker, arrival.topic, arrival.payload, at: arrival.at))
+                second = taker
+            }
+        }
+        wholeEvents += AggregatorCoreTests.events(whole.tick(at: Self.start + 60_000))
+        firstEvents += AggregatorCoreTests.events(first.tick(at: Self.start + 60_000))
+        secondEvents += AggregatorCoreTests.events(second?.tick(at: Self.start + 60_000) ?? [])
+        #expect(wholeEvents.map { "\($0.kind.rawValue) \($0.user)" }.sorted() == ["enter alice", "enter bob", "exit alice", "exit bob"])
+        #expect(secondEvents.map { "\($0.kind.rawValue) \($0.user)" } == ["exit bob"])
+        #expect((firstEvents + secondEvents).sorted { $0.id < $1.id } == wholeEvents.sorted { $0.id < $1.id })
+    }
+}
