@@ -52,6 +52,12 @@ public struct AggregatorConfiguration: Sendable {
         clientID ?? "presence-aggregator-" + topics.prefix.replacingSlashes()
     }
 
+    /// The broker session that receives shard `shard`'s sightings, the same for every aggregator of
+    /// the venue: whoever owns the shard takes it over, with what the broker kept meanwhile.
+    public func shardClientID(_ shard: Int) -> String {
+        "presence-aggregator-" + topics.prefix.replacingSlashes() + "-shard-\(shard)"
+    }
+
     public init(broker: MQTTBroker, database: PostgresConfiguration, topics: Topics) {
         self.broker = broker
         var database = database

@@ -2,47 +2,56 @@ import Logging
 import PresenceCore
 import PresenceMQTT
 import ServiceLifecycle
+import Synchronization
 
-/// The connection that receives sightings and node messages, in a persistent broker session (so
-/// that the broker keeps them while the aggregator is down), straight into the decision loop's
-/// inbox. It connects once the loop is ready, says when its subscriptions are in place (only then
-/// does the aggregator call itself online), and is the first part to stop on shutdown, so that the
-/// loop can decide everything received before it ends.
+/// The connections that receive what the decision loop decides from, straight into its inbox: one
+/// for the nodes' status and stats (every aggregator hears every node), and one per shard this
+/// aggregator owns for that shard's sightings, in a broker session named after the shard
+/// (`AggregatorConfiguration.shardClientID`), persistent, so that the broker keeps a shard's
+/// sightings while nobody owns it (a restart, a takeover) for whoever takes it next. They connect
+/// once the loop is ready and say when the first subscriptions are in place (only then does the
+/// aggregator call itself online), follow the shards `ShardOwnership` hands out, and are the first
+/// part to stop on shutdown, so that the loop can decide everything received before it ends.
 final class InboundConnection: Service {
+    private let configuration: AggregatorConfiguration
     private let client: MQTTClient
     private let inbox: LoopInbox
     private let ready: StartGate
     private let health: AggregatorHealth
     private let logger: Logger
+    private let shards = Mutex<(wanted: ShardSet, running: Bool, clients: [Int: MQTTClient])>((.empty, false, [:]))
 
     init(configuration: AggregatorConfiguration, inbox: LoopInbox, ready: StartGate, health: AggregatorHealth, logger: Logger) throws {
         let topics = configuration.topics
-        var mqtt = MQTTConfiguration(broker: configuration.broker, clientID: configuration.effectiveClientID)
-        mqtt.cleanSession = configuration.cleanSession
-        // A persistent session needs, under MQTT 5, a session-expiry CONNECT property, which
-        // libmosquitto's automatic reconnects do not send; under 3.1.1 the broker keeps a session
-        // without clean-session for as long as it is configured to.
-        if !configuration.cleanSession { mqtt.protocolVersion = .v311 }
-        // Every shard's batches (`…/{node}/{shard}`) and unsharded ones: this aggregator decides for them all.
-        mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1), MQTTSubscription(topics.allShardedSightings, qos: 1),
-                              MQTTSubscription(topics.allNodeStatuses, qos: 1), MQTTSubscription(topics.allNodeStats, qos: 0)]
-        mqtt.onMessage = { message in
-            // Said at the 1st, 10th, 100th... drop: a flood cannot flood the log.
-            guard let dropped = inbox.push(message, receivedAt: WallClock.milliseconds()), String(dropped).dropFirst().allSatisfy({ $0 == "0" }) else {
-                return
-            }
-            logger.warning("no room for inbound messages in the decision loop's inbox; dropping them", metadata: ["dropped": "\(dropped)"])
-        }
-        mqtt.reconnectDelayMax = 5
+        var mqtt = Self.session(configuration, clientID: configuration.effectiveClientID, inbox: inbox, logger: logger)
+        mqtt.subscriptions = [MQTTSubscription(topics.allNodeStatuses, qos: 1), MQTTSubscription(topics.allNodeStats, qos: 0)]
         client = try MQTTClient(configuration: mqtt, logger: logger)
+        self.configuration = configuration
         self.inbox = inbox
         self.ready = ready
         self.health = health
         self.logger = logger
     }
 
-    /// Whether the connection is up.
-    var isConnected: Bool { client.isConnected }
+    /// Whether the connections are up.
+    var isConnected: Bool {
+        client.isConnected && shards.withLock { $0.clients.values.allSatisfy(\.isConnected) }
+    }
+
+    /// From now on, receives the sightings of `owned` (and no other shard's): a shard given back
+    /// has its session closed first (the broker keeps what comes next for the next owner), a
+    /// shard taken has its session opened, with what the broker kept.
+    func receive(_ owned: ShardSet) async {
+        let (stopping, starting) = shards.withLock { state -> ([MQTTClient], [Int]) in
+            state.wanted = owned
+            guard state.running else { return ([], []) }
+            let stopping = state.clients.filter { !owned.contains($0.key) }
+            for shard in stopping.keys { state.clients[shard] = nil }
+            return (Array(stopping.values), owned.sorted.filter { state.clients[$0] == nil })
+        }
+        for client in stopping { await client.stop() }
+        for shard in starting { startShard(shard) }
+    }
 
     func run() async throws {
         defer { inbox.finish() }
@@ -53,13 +62,67 @@ final class InboundConnection: Service {
         }
         guard !Task.isCancelled, !Task.isShuttingDownGracefully else { return }
         try client.start()
+        let first = shards.withLock { state -> [Int] in
+            state.running = true
+            return state.wanted.sorted
+        }
+        for shard in first { startShard(shard) }
         do {
-            try await cancelWhenGracefulShutdown { [client] in try await client.waitUntilConnected() }
+            let opened = shards.withLock { Array($0.clients.values) }
+            try await cancelWhenGracefulShutdown { [client] in
+                try await client.waitUntilConnected()
+                for shardClient in opened { try await shardClient.waitUntilConnected() }
+            }
+            // An aggregator before shard sessions received every shard's sightings in this session,
+            // which keeps its subscriptions: they go, or every batch would come twice.
+            for legacy in [configuration.topics.allSightings, configuration.topics.allShardedSightings] { try client.unsubscribe(legacy) }
             health.subscribed()
         } catch {
             logger.debug("stopped before the subscriptions were in place", metadata: ["error": "\(error)"])
         }
         try? await gracefulShutdown()
+        let open = shards.withLock { state -> [MQTTClient] in
+            state.running = false
+            defer { state.clients = [:] }
+            return Array(state.clients.values)
+        }
+        for shardClient in open { await shardClient.stop() }
         await client.stop()
+    }
+
+    private func startShard(_ shard: Int) {
+        let topics = configuration.topics
+        var mqtt = Self.session(configuration, clientID: configuration.shardClientID(shard), inbox: inbox, logger: logger)
+        mqtt.subscriptions = [MQTTSubscription(topics.shardSightings(shard), qos: 1)]
+        // Batches not split (one shard, or a node that has not read the count yet) come with shard 0.
+        if shard == 0 { mqtt.subscriptions.append(MQTTSubscription(topics.allSightings, qos: 1)) }
+        do {
+            let shardClient = try MQTTClient(configuration: mqtt, logger: logger)
+            try shardClient.start()
+            shards.withLock { $0.clients[shard] = shardClient }
+        } catch {
+            logger.error("cannot open the broker session of a shard; its sightings wait at the broker", metadata: [
+                "shard": "\(shard)", "error": "\(error)",
+            ])
+        }
+    }
+
+    /// A persistent session (unless `--clean-session`) whose messages go to the inbox.
+    private static func session(_ configuration: AggregatorConfiguration, clientID: String, inbox: LoopInbox, logger: Logger) -> MQTTConfiguration {
+        var mqtt = MQTTConfiguration(broker: configuration.broker, clientID: clientID)
+        mqtt.cleanSession = configuration.cleanSession
+        // A persistent session needs, under MQTT 5, a session-expiry CONNECT property, which
+        // libmosquitto's automatic reconnects do not send; under 3.1.1 the broker keeps a session
+        // without clean-session for as long as it is configured to.
+        if !configuration.cleanSession { mqtt.protocolVersion = .v311 }
+        mqtt.onMessage = { message in
+            // Said at the 1st, 10th, 100th... drop: a flood cannot flood the log.
+            guard let dropped = inbox.push(message, receivedAt: WallClock.milliseconds()), String(dropped).dropFirst().allSatisfy({ $0 == "0" }) else {
+                return
+            }
+            logger.warning("no room for inbound messages in the decision loop's inbox; dropping them", metadata: ["dropped": "\(dropped)"])
+        }
+        mqtt.reconnectDelayMax = 5
+        return mqtt
     }
 }

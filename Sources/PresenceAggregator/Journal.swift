@@ -46,6 +46,9 @@ final class Journal: Service, @unchecked Sendable {
     private var openWaiters: [CheckedContinuation<Void, Never>] = []
     private var readers: [JournalLedger.Waiter: CheckedContinuation<[Entry], Never>] = [:]
     private var nextWaiter: JournalLedger.Waiter = 0
+    /// Who waits for the database writer to reach a position (`waitUntilApplied`).
+    private var appliedWaiters: [JournalLedger.Waiter: (position: UInt64, continuation: CheckedContinuation<Bool, Never>)] = [:]
+    private var stopped = false
 
     /// A journal in `directory`, not yet opened: readers wait until `open(for:storedJournal:)`.
     init(directory: String, segmentBytes: UInt64 = 64 << 20, maximumBytes: UInt64 = 1 << 30, coalescingInterval: Int64 = 60_000,
@@ -208,12 +211,48 @@ final class Journal: Service, @unchecked Sendable {
     func consumed(_ consumer: Consumer, upTo cursor: UInt64) {
         condition.lock()
         ledger?.consumed(consumer, upTo: cursor)
+        var reached: [CheckedContinuation<Bool, Never>] = []
+        if consumer == .database, let applied = ledger?.cursors[.database] {
+            for (waiter, wait) in appliedWaiters where wait.position <= applied {
+                appliedWaiters[waiter] = nil
+                reached.append(wait.continuation)
+            }
+        }
         condition.signal()
         condition.unlock()
+        for continuation in reached { continuation.resume(returning: true) }
+    }
+
+    /// Waits until the database writer has applied everything before `position`: true then;
+    /// false when the journal stops or the calling task is cancelled first.
+    func waitUntilApplied(_ position: UInt64) async -> Bool {
+        let waiter = locked { () -> JournalLedger.Waiter in
+            nextWaiter += 1
+            return nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                condition.lock()
+                let applied = ledger?.cursors[.database] ?? 0
+                let answer: Bool? = applied >= position ? true : (stopped || Task.isCancelled ? false : nil)
+                if answer == nil { appliedWaiters[waiter] = (position, continuation) }
+                condition.unlock()
+                if let answer { continuation.resume(returning: answer) }
+            }
+        } onCancel: {
+            let wait = locked { appliedWaiters.removeValue(forKey: waiter) }
+            wait?.continuation.resume(returning: false)
+        }
     }
 
     /// Asks the thread to end once what is queued is written; waiting readers get an empty answer.
     private func stop() {
+        let waiting = locked { () -> [CheckedContinuation<Bool, Never>] in
+            stopped = true
+            defer { appliedWaiters = [:] }
+            return appliedWaiters.values.map(\.continuation)
+        }
+        for continuation in waiting { continuation.resume(returning: false) }
         settle { ledger in
             guard ledger != nil else {
                 abandoned = true

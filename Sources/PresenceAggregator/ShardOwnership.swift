@@ -25,15 +25,20 @@ final class ShardOwnership: Service {
     private let clientID: String
     private let postgres: PostgresClient
     private let inbox: LoopInbox
+    private let inbound: InboundConnection
     private let journal: Journal
+    private let sharing: SharingState
     private let interval: Duration
     private let logger: Logger
     private let firstGrant = Mutex<(grant: Grant?, waiters: [CheckedContinuation<Grant?, Never>], done: Bool)>((nil, [], false))
 
-    init(clientID: String, postgres: PostgresClient, inbox: LoopInbox, journal: Journal, interval: Duration = .seconds(1), logger: Logger) {
+    init(clientID: String, postgres: PostgresClient, inbox: LoopInbox, inbound: InboundConnection, journal: Journal, sharing: SharingState,
+         interval: Duration = .seconds(1), logger: Logger) {
+        self.sharing = sharing
         self.clientID = clientID
         self.postgres = postgres
         self.inbox = inbox
+        self.inbound = inbound
         self.journal = journal
         self.interval = interval
         self.logger = logger
@@ -92,6 +97,7 @@ final class ShardOwnership: Service {
             if deciding, joined {
                 let count = try await db.shardCount().count
                 let live = try await db.liveAggregators()
+                sharing.set(shared: live > 1)
                 let free = try await db.freeShards(below: count)
                 let plan = ShardShare(count: count, live: live, held: held, free: free, start: Int(Shards.fnv1a32(clientID) % UInt32(count)))
                 var taken: [Int] = []
@@ -105,12 +111,16 @@ final class ShardOwnership: Service {
                     let sessions = taken.isEmpty && !recounted ? [] : try await db.openSessions()
                     // Nil: the decision loop has stopped. The locks stay until the service stops, after
                     // the database writer has stored what the loop decided.
+                    // The sessions of shards given back close first, so that the broker keeps what
+                    // comes next for the next owner; those of shards taken open once the core owns them.
+                    await inbound.receive(ShardSet((owned ?? .empty).sorted.filter(keep.contains)))
                     let end = await hand(Grant(shards: keep, sessions: sessions))
                     deciding = end != nil
                     owned = keep
+                    if deciding { await inbound.receive(keep) }
                     if let end, !plan.give.isEmpty {
                         // The next owner reads the database: what this one decided about them goes there first.
-                        await waitUntilApplied(end)
+                        _ = await journal.waitUntilApplied(end)
                         for shard in plan.give { try await db.giveBackShard(shard) }
                         held.subtract(plan.give)
                     }
@@ -146,10 +156,4 @@ final class ShardOwnership: Service {
         return waiters != nil
     }
 
-    private func waitUntilApplied(_ end: UInt64) async {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while journal.status.applied < end, ContinuousClock.now < deadline {
-            guard (try? await Task.sleep(for: .milliseconds(20))) != nil else { return }
-        }
-    }
 }

@@ -146,6 +146,21 @@ public final class MQTTClient: @unchecked Sendable {
         }
     }
 
+    /// Unsubscribes from `filter` now if connected, and subscribes to it no more on later connects
+    /// (a persistent session keeps its subscriptions: one a program no longer wants must be undone).
+    public func unsubscribe(_ filter: String) throws(MQTTError) {
+        let connected = try state.withLock { state throws(MQTTError) in
+            if let refusal = state.refusal() { throw refusal }
+            state.subscriptions.removeAll { $0.filter == filter }
+            return state.connected
+        }
+        guard connected else { return }
+        let rc = mosquitto_unsubscribe(handle, nil, filter)
+        if rc != MOSQ_ERR_SUCCESS.rawValue && rc != MOSQ_ERR_NO_CONN.rawValue {
+            throw MQTTError("cannot unsubscribe from \(filter)", rc: rc)
+        }
+    }
+
     /// Publishes `final` (if any) with at least QoS 1 and waits up to about 5 s for its
     /// acknowledgement, disconnects cleanly (so the broker does not publish the will), stops the
     /// network thread, ends `messages` and fails every pending `publish` with `MQTTError`.

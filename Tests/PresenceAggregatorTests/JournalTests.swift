@@ -195,4 +195,29 @@ import Testing
         #expect(JournalBinding(text: wanted.text) == wanted)
         #expect(JournalBinding(text: "database x\n") == nil)
     }
+
+    @Test func aWaitForTheWriterEndsWhenItAppliesThePositionOrWhenTheJournalStops() async throws {
+        let journal = try Self.opened(Journal(directory: Self.folder(), logger: Self.logger))
+        for index in 1 ... 3 { journal.append(Self.record(index)) }
+        let entries = await Self.read(3, journal, from: journal.start)
+        let end = try #require(entries.last?.end)
+        let answered = Mutex(false)
+        let waiting = Task {
+            let reached = await journal.waitUntilApplied(end)
+            answered.withLock { $0 = true }
+            return reached
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        journal.consumed(.database, upTo: entries[1].end)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(answered.withLock { $0 } == false, "answered before the writer reached the position")
+        journal.consumed(.database, upTo: end)
+        #expect(await waiting.value == true)
+        #expect(await journal.waitUntilApplied(end) == true, "reached before the wait")
+        journal.append(Self.record(4))
+        let later = Task { await journal.waitUntilApplied(end + 1_000) }
+        try await Task.sleep(for: .milliseconds(50))
+        await Self.close(journal)
+        #expect(await later.value == false, "the journal stopped first")
+    }
 }

@@ -28,6 +28,8 @@ public struct Topics: Sendable, Equatable {
     public var allSightings: String { "\(prefix)/v1/sightings/+" }
     /// Every shard's sightings of every node (the contract's sharding).
     public var allShardedSightings: String { "\(prefix)/v1/sightings/+/+" }
+    /// Every node's part of shard `shard`.
+    public func shardSightings(_ shard: Int) -> String { "\(prefix)/v1/sightings/+/\(shard)" }
     public func sightings(node: String) -> String { "\(prefix)/v1/sightings/\(node)" }
     /// One shard's part of a node's batch.
     public func sightings(node: String, shard: Int) -> String { "\(prefix)/v1/sightings/\(node)/\(shard)" }
