@@ -16,13 +16,16 @@ enum AggregatorBenchmark {
         var only: [String] = []
         /// Flags passed on to every aggregator run (`--pass`), to compare settings.
         var passed: [String] = []
+        /// Each scenario runs once per layout: (aggregators, shards).
+        var layouts: [(aggregators: Int, shards: Int)] = [(1, 1)]
     }
 
     static let usage = """
-        usage: presence-bench aggregator [--quick] [--only TEXT]... [--aggregator PATH] [--broker-pid PID] [--pass FLAG]...
+        usage: presence-bench aggregator [--quick] [--only TEXT]... [--aggregator PATH] [--broker-pid PID] [--pass FLAG]... [--layouts AxS,...]
           Needs PRESENCE_BROKER_URL and PRESENCE_DATABASE_URL (a server where it may create databases);
           scripts/aggregator-bench.sh sets them up. --aggregator defaults to presence-aggregator beside this program;
-          --pass hands a flag to it (--pass --publish-window=100).
+          --pass hands a flag to it (--pass --publish-window=100); --layouts runs each scenario with A aggregators
+          sharing S shards, one layout after the other (default 1x1; 1x1,2x8 compares sharding in one run).
         """
 
     static func main(_ arguments: [String]) async {
@@ -34,17 +37,22 @@ enum AggregatorBenchmark {
             bootstrapBenchLogging()
             let logger = Logger(label: "presence-bench")
             var rows: [String] = []
-            for scenario in LoadScenario.all(quick: options.quick) where options.only.isEmpty || options.only.contains(where: scenario.name.contains) {
-                print("running: \(scenario.name) for \(scenario.seconds) s ...")
+            let scenarios = LoadScenario.all(quick: options.quick).filter { scenario in options.only.isEmpty || options.only.contains(where: scenario.name.contains) }
+            for base in scenarios {
+              for layout in options.layouts {
+                var scenario = base
+                (scenario.aggregators, scenario.shards) = layout
+                print("running: \(scenario.title) for \(scenario.seconds) s ...")
                 do {
                     let result = try await ScenarioRun(scenario: scenario, options: options, logger: logger).run()
                     rows.append(result.row)
                     print(LoadResult.header)
                     print(result.row)
                 } catch {
-                    rows.append("| \(scenario.name) | failed: \(error) |")
+                    rows.append("| \(scenario.title) | failed: \(error) |")
                     print("failed: \(error)")
                 }
+              }
             }
             print("\nall scenarios:\n\(LoadResult.header)")
             rows.forEach { print($0) }
@@ -66,19 +74,32 @@ enum AggregatorBenchmark {
             switch argument {
             case "--help", "-h": return nil
             case "--quick": options.quick = true
-            case "--only", "--aggregator", "--broker-pid", "--pass":
+            case "--only", "--aggregator", "--broker-pid", "--pass", "--layouts":
                 guard let value = rest.popFirst() else { throw ValueError("\(argument) needs a value") }
                 if argument == "--only" { options.only.append(value) }
                 if argument == "--aggregator" { options.aggregatorPath = value }
                 if argument == "--pass" { options.passed.append(value) }
+                if argument == "--layouts" { options.layouts = try layouts(value) }
                 if argument == "--broker-pid" {
                     guard let pid = Int32(value) else { throw ValueError("--broker-pid '\(value)' is not valid: expected a process id") }
                     options.brokerPID = pid
                 }
             default:
-                throw ValueError("argument '\(argument)' is not known: expected --quick, --only TEXT, --aggregator PATH, --broker-pid PID or --pass FLAG")
+                throw ValueError("argument '\(argument)' is not known: expected --quick, --only TEXT, --aggregator PATH, --broker-pid PID, --pass FLAG or --layouts AxS,...")
             }
         }
         return options
+    }
+
+    /// "1x1,2x8": aggregators × shards, each 1 to 8 aggregators and 1 to 1,024 shards.
+    private static func layouts(_ text: String) throws -> [(aggregators: Int, shards: Int)] {
+        try text.split(separator: ",").map { item in
+            let parts = item.split(separator: "x")
+            guard parts.count == 2, let aggregators = Int(parts[0]), let shards = Int(parts[1]), (1 ... 8).contains(aggregators),
+                  (1 ... Shards.maximum).contains(shards) else {
+                throw ValueError("--layouts '\(text)' is not valid: expected aggregators x shards, comma-separated, such as 1x1,2x8")
+            }
+            return (aggregators, shards)
+        }
     }
 }

@@ -7,7 +7,8 @@ import Synchronization
 /// Publishes SightingBatches as real nodes do: every node over its own connection, a batch every
 /// 500 ms (or every `batchSize` sightings), QoS 1, one batch in flight per node. The bulk load
 /// cycles through each node's (device, rank) links so that every link is heard at the same rate;
-/// the crowd and the marker are added on top. Payloads are written byte by byte from pre-encoded
+/// the crowd and the marker are added on top. With several shards, each node's batch goes in parts,
+/// one per shard, as real nodes split it. Payloads are written byte by byte from pre-encoded
 /// parts, so that the generator is never the bottleneck (it reports how late it ran).
 final class LoadGenerator: Sendable {
     static let interval: Int64 = 500
@@ -33,11 +34,16 @@ final class LoadGenerator: Sendable {
         var queued: [Int] = []
     }
 
-    /// One node's links: the pre-encoded middle of each sighting (`,"id":"…","rssi":`) and its RSSI.
+    /// One node's links: the pre-encoded middle of each sighting (`,"id":"…","rssi":`), its RSSI
+    /// and the device's shard.
     private struct Link {
         var middle: [UInt8]
         var rssi: Int
+        var shard: Int
     }
+
+    /// One sighting to send.
+    private typealias Item = (middle: [UInt8], rssi: Int, shard: Int)
 
     init(scenario: LoadScenario, brokerURL: MQTTURL, topics: Topics, logger: Logger) throws {
         self.scenario = scenario
@@ -65,22 +71,24 @@ final class LoadGenerator: Sendable {
     /// Runs the load for the scenario's duration from `start` (wall ms), then returns once every
     /// batch is acknowledged.
     func run(from start: Int64) async {
-        let queues = (0 ..< scenario.nodes).map { _ in AsyncStream.makeStream(of: [UInt8].self) }
+        let queues = (0 ..< scenario.nodes).map { _ in AsyncStream.makeStream(of: (String, [UInt8]).self) }
         counters.withLock { $0.queued = Array(repeating: 0, count: scenario.nodes) }
+        let shards = (try? Shards(count: scenario.shards)) ?? .one
         await withTaskGroup(of: Void.self) { group in
             for (index, client) in clients.enumerated() {
-                let topic = topics.sightings(node: BenchVenue.node(index))
                 let stream = queues[index].stream
                 group.addTask {
-                    for await payload in stream {
+                    for await (topic, payload) in stream {
                         try? await client.publish(MQTTMessage(topic: topic, payload: payload, qos: 1))
                         self.counters.withLock { $0.queued[index] -= 1 }
                     }
                 }
             }
-            let links = (0 ..< scenario.nodes).map(bulkLinks(of:))
+            let links = (0 ..< scenario.nodes).map { bulkLinks(of: $0, shards: shards) }
             let crowdMiddles = (0 ..< LoadScenario.crowdSize).map { Self.middle(BenchVenue.crowdDevice($0)) }
+            let crowdShards = (0 ..< LoadScenario.crowdSize).map { shards.shard(of: BenchVenue.crowdDevice($0)) }
             let marker = Self.middle(BenchVenue.markerDevice)
+            let markerShard = shards.shard(of: BenchVenue.markerDevice)
             var cursors = Array(repeating: 0, count: scenario.nodes)
             var carry = Array(repeating: 0.0, count: scenario.nodes)
             var seq = Array(repeating: Int64(0), count: scenario.nodes)
@@ -102,7 +110,7 @@ final class LoadGenerator: Sendable {
                 var sightings = 0
                 var batches: [Int] = Array(repeating: 0, count: scenario.nodes)
                 for node in 0 ..< scenario.nodes {
-                    var items: [(middle: [UInt8], rssi: Int)] = []
+                    var items: [Item] = []
                     carry[node] += Double(scenario.rate) * Double(Self.interval) / 1000 / Double(scenario.nodes)
                     let count = Int(carry[node])
                     carry[node] -= Double(count)
@@ -110,25 +118,33 @@ final class LoadGenerator: Sendable {
                     if !nodeLinks.isEmpty {
                         for step in 0 ..< count {
                             let link = nodeLinks[(cursors[node] + step) % nodeLinks.count]
-                            items.append((link.middle, link.rssi + (step % 5) - 2))
+                            items.append((link.middle, link.rssi + (step % 5) - 2, link.shard))
                         }
                         cursors[node] = (cursors[node] + count) % nodeLinks.count
                     }
                     if crowdOn {
                         for crowd in stride(from: node, to: LoadScenario.crowdSize, by: scenario.nodes) {
-                            items.append((crowdMiddles[crowd], -55))
+                            items.append((crowdMiddles[crowd], -55, crowdShards[crowd]))
                         }
                     }
                     if node < 2 {
                         let near = (node == 0) == markerAtFirst
-                        for _ in 0 ..< (seq[node] % 2 == 0 ? 2 : 3) { items.append((marker, near ? -52 : -78)) }
+                        for _ in 0 ..< (seq[node] % 2 == 0 ? 2 : 3) { items.append((marker, near ? -52 : -78, markerShard)) }
                     }
-                    for chunk in stride(from: 0, to: items.count, by: scenario.batchSize) {
-                        seq[node] += 1
-                        let part = items[chunk ..< min(items.count, chunk + scenario.batchSize)]
-                        counters.withLock { $0.queued[node] += 1 }
-                        queues[node].continuation.yield(Self.payload(node: node, seq: seq[node], sent: built, from: due - Self.interval, part))
-                        batches[node] += 1
+                    var parts: [(topic: String, items: [Item])] = [(topics.sightings(node: BenchVenue.node(node)), items)]
+                    if shards.count > 1 {
+                        var split = Array(repeating: [Item](), count: shards.count)
+                        for item in items { split[item.shard].append(item) }
+                        parts = split.indices.filter { !split[$0].isEmpty }.map { (topics.sightings(node: BenchVenue.node(node), shard: $0), split[$0]) }
+                    }
+                    for (topic, partItems) in parts {
+                        for chunk in stride(from: 0, to: partItems.count, by: scenario.batchSize) {
+                            seq[node] += 1
+                            let part = partItems[chunk ..< min(partItems.count, chunk + scenario.batchSize)]
+                            counters.withLock { $0.queued[node] += 1 }
+                            queues[node].continuation.yield((topic, Self.payload(node: node, seq: seq[node], sent: built, from: due - Self.interval, part)))
+                            batches[node] += 1
+                        }
                     }
                     sightings += items.count
                 }
@@ -149,12 +165,13 @@ final class LoadGenerator: Sendable {
     }
 
     /// The bulk links node `node` hears: devices whose home is `rank` nodes before it.
-    private func bulkLinks(of node: Int) -> [Link] {
+    private func bulkLinks(of node: Int, shards: Shards) -> [Link] {
         var links: [Link] = []
         for rank in 0 ..< scenario.heardBy {
             let home = ((node - rank) % scenario.nodes + scenario.nodes) % scenario.nodes
             for device in stride(from: home, to: scenario.devices, by: scenario.nodes) {
-                links.append(Link(middle: Self.middle(BenchVenue.device(device)), rssi: rank == 0 ? -55 : -63 - 3 * rank))
+                links.append(Link(middle: Self.middle(BenchVenue.device(device)), rssi: rank == 0 ? -55 : -63 - 3 * rank,
+                                  shard: shards.shard(of: BenchVenue.device(device))))
             }
         }
         return links
@@ -166,7 +183,7 @@ final class LoadGenerator: Sendable {
 
     /// A batch of `items`, their `ts` spread evenly over the interval that began at `from` (and
     /// ends when the batch is sent, as a node's batch holds what it heard since the last one).
-    private static func payload(node: Int, seq: Int64, sent: Int64, from: Int64, _ items: ArraySlice<(middle: [UInt8], rssi: Int)>) -> [UInt8] {
+    private static func payload(node: Int, seq: Int64, sent: Int64, from: Int64, _ items: ArraySlice<Item>) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64 + items.count * 80)
         bytes += Array(#"{"v":1,"node":"node-\#(node)","seq":\#(seq),"sent":\#(sent),"sightings":["#.utf8)

@@ -5,7 +5,8 @@ struct LoadResult {
     let scenario: LoadScenario
     var offered = 0.0
     var sent = 0
-    /// The share of the sent sightings the aggregator had read 1.5 s after the load ended.
+    /// The share of the sent sightings the aggregator had read 1.5 s after the load ended (NaN:
+    /// not known, with several aggregators).
     var readShare = 0.0
     /// Aggregator CPU time over wall time (1.0 is one core).
     var cpuShare = 0.0
@@ -27,6 +28,8 @@ struct LoadResult {
     var crowd: Crowd?
     /// How long the aggregator took to stop after SIGTERM; nil when it had not stopped after 60 s.
     var stopSeconds: Double? = 0
+    /// With several aggregators: seconds from `kill -9` of one until the others owned every shard.
+    var takeoverSeconds: Double?
 
     /// The crowd's figures, s: enters after the crowd appeared, exits after they fell due (last
     /// sighting + 15 s).
@@ -70,8 +73,8 @@ struct LoadResult {
     }
 
     static let header = """
-        | scenario | offered /s | read | aggregator CPU | CPU-s per 1k | peak RSS | decision→publish p50 / worst p99 | first enters p50 / p95 / all | move p50 / max | crowd enters published / stored | crowd exits published / stored | broker CPU | bench CPU, lag | stop |
-        |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+        | scenario | offered /s | read | aggregator CPU | CPU-s per 1k | peak RSS | decision→publish p50 / worst p99 | first enters p50 / p95 / all | move p50 / max | crowd enters published / stored | crowd exits published / stored | broker CPU | bench CPU, lag | stop | takeover |
+        |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
         """
 
     var row: String {
@@ -83,12 +86,12 @@ struct LoadResult {
         let move = movesDone.isEmpty ? "none" : "\(Self.format(movesDone[movesDone.count / 2])) / \(Self.format(movesDone.last))\(missed > 0 ? " (\(missed) missed)" : "")"
         let crowdEnters = crowd.map { "\(Self.format($0.entersPublished)) / \(Self.format($0.entersStored))" } ?? "–"
         let crowdExits = crowd.map { "\(Self.format($0.exitsPublished)) / \(Self.format($0.exitsStored))" } ?? "–"
-        return "| \(scenario.name) | \(Int(offered.rounded())) | \(String(format: "%.1f %%", readShare * 100)) | "
+        return "| \(scenario.title) | \(Int(offered.rounded())) | \(readShare.isNaN ? "–" : String(format: "%.1f %%", readShare * 100)) | "
             + "\(String(format: "%.0f %%", cpuShare * 100)) | \(String(format: "%.4f", cpuPerThousand)) | \(String(format: "%.0f MiB", peakMiB)) | "
             + "\(String(format: "%.0f", latencyP50)) / \(latencyP99) ms | "
             + "\(Self.format(Self.percentile(firstEnters, 0.5))) / \(Self.format(Self.percentile(firstEnters, 0.95))) / \(all) | \(move) | "
             + "\(crowdEnters) | \(crowdExits) | \(String(format: "%.0f %%", brokerCPUShare * 100)) | "
-            + "\(String(format: "%.0f %%", benchCPUShare * 100)), \(generatorLag) ms | \(stopSeconds.map { String(format: "%.1f s", $0) } ?? "killed after 60 s") |"
+            + "\(String(format: "%.0f %%", benchCPUShare * 100)), \(generatorLag) ms | \(stopSeconds.map { String(format: "%.1f s", $0) } ?? "killed after 60 s") | \(takeoverSeconds.map { String(format: "%.1f s", $0) } ?? "–") |"
     }
 
     static func percentile(_ sorted: [Double], _ fraction: Double) -> Double? {

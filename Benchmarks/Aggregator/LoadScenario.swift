@@ -16,6 +16,12 @@ struct LoadScenario: Sendable {
     /// 5,000 more devices appear in the same second, 5 s into the load, and later all leave at
     /// once: the time until their events are published and their sessions stored.
     var crowd = false
+    /// The venue's shard count (nodes split their batches by it), and how many aggregators share it.
+    var shards = 1
+    var aggregators = 1
+
+    /// The name with the layout when it is not one aggregator on one shard.
+    var title: String { aggregators == 1 && shards == 1 ? name : "\(name), \(aggregators) aggregator\(aggregators == 1 ? "" : "s") × \(shards) shards" }
 
     /// Each device's sightings per second at one node that hears it.
     var perLinkRate: Double { Double(rate) / Double(devices * heardBy) }

@@ -32,28 +32,35 @@ struct ScenarioRun {
         _ = try await database.migrate(logger: logger)
         let venue = BenchVenue(scenario: scenario)
         try await venue.register(database)
+        if scenario.shards > 1 { try await database.setShards(try Shards(count: scenario.shards)) }
 
         let topics = try Topics(prefix: "bench\(UInt32.random(in: .min ... .max))")
         let broker = try MQTTURL(parsing: options.brokerURL)
         let watcher = try BusWatcher(brokerURL: broker, topics: topics, logger: logger)
         let reading = try await watcher.start()
-        let aggregator = try startAggregator(databaseURL: databaseURL, topics: topics)
-        defer { if aggregator.isRunning { aggregator.terminate() } }
+        let aggregators = try (0 ..< scenario.aggregators).map { try startAggregator(databaseURL: databaseURL, topics: topics, index: $0) }
+        defer { for aggregator in aggregators where aggregator.isRunning { aggregator.terminate() } }
         try await until(60, "the aggregator to say it is online") { watcher.aggregatorOnline }
+        try await untilAsync(60, "every shard owned, each aggregator owning its share") {
+            let owners = (try? await database.shardOwners()) ?? []
+            let share = ShardShare.fairShare(count: scenario.shards, live: scenario.aggregators)
+            return owners.count == scenario.shards && owners.allSatisfy { $0.clientID != nil }
+                && Dictionary(grouping: owners, by: { $0.clientID ?? "" }).values.allSatisfy { $0.count <= share }
+        }
 
         let generator = try LoadGenerator(scenario: scenario, brokerURL: broker, topics: topics, logger: logger)
         try await generator.connect()
-        let probe = ProcessProbe(pid: aggregator.processIdentifier)
+        let probes = aggregators.map { ProcessProbe(pid: $0.processIdentifier) }
         let brokerProbe = options.brokerPID.map(ProcessProbe.init(pid:))
         let start = WallClock.milliseconds() + 500
         try await Task.sleep(for: .milliseconds(450))
-        let cpuBefore = (probe.cpuSeconds, brokerProbe?.cpuSeconds ?? 0, ProcessProbe.ownCPUSeconds)
+        let cpuBefore = (probes.reduce(0) { $0 + $1.cpuSeconds }, brokerProbe?.cpuSeconds ?? 0, ProcessProbe.ownCPUSeconds)
 
         let poller = scenario.crowd ? Task { await CrowdPoller(database: database).run() } : nil
         await generator.run(from: start)
         try await Task.sleep(for: .seconds(2))
         let measuredUntil = WallClock.milliseconds()
-        let cpuAfter = (probe.cpuSeconds, brokerProbe?.cpuSeconds ?? 0, ProcessProbe.ownCPUSeconds)
+        let cpuAfter = (probes.reduce(0) { $0 + $1.cpuSeconds }, brokerProbe?.cpuSeconds ?? 0, ProcessProbe.ownCPUSeconds)
         let load = generator.snapshot
         if let lastHeard = load.crowdLastHeard {
             // The crowd's exits fall due 15 s after its last sighting; wait for them, or give up 30 s later.
@@ -71,25 +78,38 @@ struct ScenarioRun {
         let seconds = Double(measuredUntil - start) / 1000
         result.offered = Double(load.sightings) / Double(scenario.seconds)
         result.sent = load.sightings
-        let read = watcher.stats.last { $0.received <= measuredUntil + 1_500 }?.sightings ?? 0
-        result.readShare = Double(read) / Double(max(1, load.sightings))
+        // Every aggregator publishes its counters on the one stats topic: with several, the last
+        // message is one aggregator's (the read share is then not known).
+        let read = scenario.aggregators == 1 ? watcher.stats.last { $0.received <= measuredUntil + 1_500 }?.sightings ?? 0 : 0
+        result.readShare = scenario.aggregators == 1 ? Double(read) / Double(max(1, load.sightings)) : .nan
         result.cpuShare = (cpuAfter.0 - cpuBefore.0) / seconds
         result.cpuPerThousand = (cpuAfter.0 - cpuBefore.0) / (Double(load.sightings) / 1000)
         result.brokerCPUShare = (cpuAfter.1 - cpuBefore.1) / seconds
         result.benchCPUShare = (cpuAfter.2 - cpuBefore.2) / seconds
-        result.peakMiB = probe.peakResidentMiB
+        result.peakMiB = probes.reduce(0) { $0 + $1.peakResidentMiB }
         result.generatorLag = load.worstLag
         result.generatorQueue = load.deepestQueue
         result.measure(latency: watcher.stats.filter { $0.received >= start && $0.received <= measuredUntil + 1_500 })
         result.measure(events: watcher.events, start: start, load: load, stored: stored)
 
+        if aggregators.count > 1, let victim = aggregators.first {
+            // One dies: how long until the others own every shard again.
+            let killed = ContinuousClock.now
+            kill(victim.processIdentifier, SIGKILL)
+            try await untilAsync(30, "the survivors to own every shard") {
+                let owners = (try? await database.shardOwners()) ?? []
+                return owners.count == scenario.shards && owners.allSatisfy { $0.clientID != nil && $0.clientID != Self.clientID(0, topics) }
+            }
+            result.takeoverSeconds = (ContinuousClock.now - killed) / .seconds(1)
+        }
         let stopping = ContinuousClock.now
-        aggregator.terminate()
+        let running = aggregators.filter(\.isRunning)
+        for aggregator in running { aggregator.terminate() }
         do {
-            try await until(60, "the aggregator to stop") { !aggregator.isRunning }
+            try await until(60, "the aggregator to stop") { !running.contains(where: \.isRunning) }
             result.stopSeconds = (ContinuousClock.now - stopping) / .seconds(1)
         } catch {
-            kill(aggregator.processIdentifier, SIGKILL)
+            for aggregator in running where aggregator.isRunning { kill(aggregator.processIdentifier, SIGKILL) }
             result.stopSeconds = nil
         }
         await generator.stop()
@@ -99,16 +119,20 @@ struct ScenarioRun {
         return result
     }
 
-    private func startAggregator(databaseURL: String, topics: Topics) throws -> Process {
+    static func clientID(_ index: Int, _ topics: Topics) -> String { "\(topics.prefix)-aggregator-\(index)" }
+
+    private func startAggregator(databaseURL: String, topics: Topics, index: Int) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: options.aggregatorPath)
-        process.arguments = ["--stats-interval", "1s", "--log-level", "warning", "--clean-session"] + options.passed
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("\(topics.prefix)-state-\(index)").path
+        process.arguments = ["--stats-interval", "1s", "--log-level", "warning", "--clean-session", "--client-id", Self.clientID(index, topics),
+                             "--state-dir", state] + options.passed
         var environment = ProcessInfo.processInfo.environment
         environment["PRESENCE_DATABASE_URL"] = databaseURL
         environment["PRESENCE_BROKER_URL"] = options.brokerURL
         environment["PRESENCE_TOPIC_PREFIX"] = topics.prefix
         process.environment = environment
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("\(topics.prefix)-aggregator.log")
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("\(topics.prefix)-aggregator-\(index).log")
         guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw ValueError("cannot write \(log.path)") }
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
@@ -119,6 +143,14 @@ struct ScenarioRun {
     static func url(_ url: String, database: String) -> String {
         guard let slash = url.lastIndex(of: "/"), url[..<slash].hasSuffix("//") == false else { return url + "/" + database }
         return String(url[..<slash]) + "/" + database
+    }
+
+    private func untilAsync(_ seconds: Double, _ what: String, _ condition: () async -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !(await condition()) {
+            guard ContinuousClock.now < deadline else { throw ValueError("timed out after \(seconds) s waiting for \(what)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     private func until(_ seconds: Double, _ what: String, _ condition: () -> Bool) async throws {
