@@ -20,6 +20,7 @@ final class InboundConnection: Service {
     private let health: AggregatorHealth
     private let logger: Logger
     private let shards = Mutex<(wanted: ShardSet, running: Bool, clients: [Int: MQTTClient])>((.empty, false, [:]))
+    private let following = Mutex(false)
 
     init(configuration: AggregatorConfiguration, inbox: LoopInbox, ready: StartGate, health: AggregatorHealth, logger: Logger) throws {
         let topics = configuration.topics
@@ -31,6 +32,26 @@ final class InboundConnection: Service {
         self.ready = ready
         self.health = health
         self.logger = logger
+    }
+
+    /// While other aggregators share the venue, hears the users' retained states (theirs tell where
+    /// the users of other shards are, for the beacons' states); alone, does not (every state would
+    /// be its own, coming back).
+    func followOthers(_ shared: Bool) {
+        let changed = following.withLock { following in
+            defer { following = shared }
+            return following != shared
+        }
+        guard changed else { return }
+        do {
+            if shared {
+                try client.subscribe(MQTTSubscription(configuration.topics.allUserStates, qos: 1))
+            } else {
+                try client.unsubscribe(configuration.topics.allUserStates)
+            }
+        } catch {
+            logger.warning("cannot follow the other aggregators' user states", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Whether the connections are up.
@@ -75,7 +96,10 @@ final class InboundConnection: Service {
             }
             // An aggregator before shard sessions received every shard's sightings in this session,
             // which keeps its subscriptions: they go, or every batch would come twice.
-            for legacy in [configuration.topics.allSightings, configuration.topics.allShardedSightings] { try client.unsubscribe(legacy) }
+            // (And the users' states a run sharing the venue followed, unless this one does.)
+            var legacy = [configuration.topics.allSightings, configuration.topics.allShardedSightings]
+            if !following.withLock({ $0 }) { legacy.append(configuration.topics.allUserStates) }
+            for filter in legacy { try client.unsubscribe(filter) }
             health.subscribed()
         } catch {
             logger.debug("stopped before the subscriptions were in place", metadata: ["error": "\(error)"])

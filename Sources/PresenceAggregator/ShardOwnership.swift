@@ -98,6 +98,7 @@ final class ShardOwnership: Service {
                 let count = try await db.shardCount().count
                 let live = try await db.liveAggregators()
                 sharing.set(shared: live > 1)
+                inbound.followOthers(live > 1)
                 let free = try await db.freeShards(below: count)
                 let plan = ShardShare(count: count, live: live, held: held, free: free, start: Int(Shards.fnv1a32(clientID) % UInt32(count)))
                 var taken: [Int] = []

@@ -68,6 +68,11 @@ extension EndToEndTests {
             }
         }
 
+        /// The users the last retained state of `beacon` lists.
+        static func listed(at beacon: String, _ bus: BusRecorder, _ h: PipelineHarness) -> [String]? {
+            bus.objects(on: h.topics.beaconState(beacon)).last?["users"] as? [String]
+        }
+
         static func lines(of person: String, _ bus: BusRecorder, _ h: PipelineHarness) -> [String] {
             events(bus, h).filter { $0.user == person }.map(\.line)
         }
@@ -94,6 +99,8 @@ extension EndToEndTests {
             for person in Self.people { people.put(Self.tag(person), at: "node-a") }
             let walking = Self.walk(publisher, h, people, while: { !done.isSet })
             try await bus.wait(20, for: "everyone at booth-a") { _ in Self.people.allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a"] } }
+            // Each aggregator decides for its own shards' people; booth-a's state lists them all.
+            try await bus.wait(10, for: "booth-a's state listing everyone") { _ in Self.listed(at: "booth-a", bus, h) == Self.people }
             // Half of them move to booth-b; once that is published and stored, the first aggregator dies.
             for person in Self.people.prefix(3) { people.put(Self.tag(person), at: "node-b") }
             try await bus.wait(20, for: "three moves to booth-b") { _ in
@@ -144,6 +151,9 @@ extension EndToEndTests {
             }
             #expect(try h.rows("SELECT user_key || ' ' || beacon_key FROM presence.sessions WHERE exited_at IS NULL ORDER BY 1")
                 == ["p1 booth-c", "p3 booth-b", "p4 booth-c", "p6 booth-a"])
+            try await bus.wait(10, for: "the beacons' states after the takeover") { _ in
+                Self.listed(at: "booth-a", bus, h) == ["p6"] && Self.listed(at: "booth-b", bus, h) == ["p3"] && Self.listed(at: "booth-c", bus, h) == ["p1", "p4"]
+            }
             #expect(second.poll() == nil, "the survivor died: \(second.stderr.suffix(2000))")
             #expect(await second.stop() == 0)
             await publisher.stop()

@@ -124,4 +124,56 @@ import Testing
         #expect(secondEvents.map { "\($0.kind.rawValue) \($0.user)" } == ["exit bob"])
         #expect((firstEvents + secondEvents).sorted { $0.id < $1.id } == wholeEvents.sorted { $0.id < $1.id })
     }
+
+    @Test func theOwnerOfShardZeroPublishesBeaconStatesListingEveryonesUsersAndTheOthersNone() throws {
+        // alice on shard 0, bob on another.
+        let candidates = (1 ... 200).map { "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:2:\($0)" }
+        let aliceTag = try #require(candidates.first { Self.shards.shard(of: $0) == 0 })
+        let bobTag = try #require(candidates.first { Self.shards.shard(of: $0) != 0 })
+        var registry = Self.registry
+        registry.devices = [aliceTag: .init(identity: aliceTag, user: "alice"), bobTag: .init(identity: bobTag, user: "bob")]
+        func core(owning shards: [Int]) -> AggregatorCore {
+            var configuration = AggregatorCore.Configuration()
+            configuration.catchUp = false
+            configuration.topics = Self.topics
+            configuration.sharing = true
+            var core = AggregatorCore(configuration: configuration, registry: registry, now: Self.start)
+            _ = core.own(ShardSet(shards), sessions: [], at: Self.start)
+            _ = core.resume(at: Self.start)
+            return core
+        }
+        func beaconStates(_ actions: [AggregatorCore.Action]) -> [String] {
+            actions.flatMap { action -> [String] in
+                guard case .record(.decided(let decided)) = action else { return [] }
+                return decided.messages.filter { $0.topic.hasPrefix("\(Self.topics.prefix)/v1/state/beacons/") }
+                    .map { "\($0.topic.split(separator: "/").last ?? "") \(String(decoding: $0.payload, as: UTF8.self))" }
+            }
+        }
+        var leader = core(owning: [0])
+        var other = core(owning: [Self.shards.shard(of: bobTag)])
+        var published: [String] = []
+        var otherPublished: [String] = []
+        var bobState: UserState?
+        for t in stride(from: Self.start, to: Self.start + 10_000, by: 500) {
+            let batch = SightingBatch(node: "node-a", seq: t, sent: t, sightings: [aliceTag, bobTag].map { Sighting(ts: t, id: $0, rssi: -58, tx: -59) })
+            published += beaconStates(AggregatorCoreTests.receive(&leader, Self.topics.sightings(node: "node-a"), batch.encoded(), at: t + 50))
+            let actions = AggregatorCoreTests.receive(&other, Self.topics.sightings(node: "node-a"), batch.encoded(), at: t + 50)
+            otherPublished += beaconStates(actions)
+            // What the other aggregator publishes of bob reaches the leader, as the broker would bring it.
+            for case .record(.decided(let decided)) in actions {
+                for message in decided.messages where message.topic == Self.topics.userState("bob") {
+                    published += beaconStates(AggregatorCoreTests.receive(&leader, message.topic, message.payload, at: t + 60))
+                    bobState = bobState ?? UserState(user: "bob", beacon: "a", venue: "expo", since: 0)
+                }
+            }
+        }
+        #expect(bobState != nil, "the other aggregator entered bob")
+        #expect(otherPublished.isEmpty, "only the owner of shard 0 publishes beacon states: \(otherPublished)")
+        published += beaconStates(leader.tick(at: Self.start + 12_000))
+        #expect(published.last { $0.hasPrefix("a ") }?.contains(#""users":["alice","bob"]"#) == true, "\(published)")
+        // Bob's state deleted (he left): the leader lists alice alone again.
+        published += beaconStates(AggregatorCoreTests.receive(&leader, Self.topics.userState("bob"), [], at: Self.start + 14_000))
+        published += beaconStates(leader.tick(at: Self.start + 16_000))
+        #expect(published.last { $0.hasPrefix("a ") }?.contains(#""users":["alice"]"#) == true, "\(published)")
+    }
 }

@@ -14,7 +14,7 @@ extension AggregatorCore {
             let user = states.users[index].user
             if let position = pipeline.engine.position(of: user), let placed = board.place(user, at: position) { states.users[index] = placed }
         }
-        states.beacons = beaconStates.changed(beacons, at: time).map(board.state(of:))
+        states.beacons = beaconStates.changed(beacons, at: time).map(beaconState(of:))
         var messages = events.map { OutboundMessage($0, topics) }
         messages += sent.map { OutboundMessage(topic: topics.notify(user: $0.user), payload: $0.encoded()) }
         messages += stateMessages(states)
@@ -39,11 +39,10 @@ extension AggregatorCore {
         actions.append(.page(updates))
     }
 
-    /// The retained states `changes` publishes. Sharing the venue with others, an aggregator knows
-    /// only its own shards' users, so it publishes no beacon state (whose list of users would leave
-    /// out the other aggregators').
+    /// The retained states `changes` publishes. Sharing the venue with others, only the owner of
+    /// shard 0 publishes the beacons' states (`beaconState(of:)`).
     func stateMessages(_ changes: PresenceBoard.Changes) -> [OutboundMessage] {
-        guard !ownsEveryShard else { return changes.messages(configuration.topics) }
+        guard !publishesBeacons else { return changes.messages(configuration.topics) }
         var mine = changes
         mine.beacons = []
         mine.deletedBeacons = []
@@ -60,7 +59,7 @@ extension AggregatorCore {
         let due = beaconStates.due(at: now, flush: flush)
         guard !due.isEmpty else { return }
         var changes = PresenceBoard.Changes()
-        changes.beacons = due.map(board.state(of:))
+        changes.beacons = due.map(beaconState(of:))
         actions.append(.record(.decided(.init(messages: stateMessages(changes), decidedAt: now))))
         if page != nil { actions.append(.page(changes.beacons.map { .beacon($0) })) }
     }

@@ -18,7 +18,8 @@ extension AggregatorCore {
         let released = before.subtracting(shards)
         let adopted = shards.subtracting(before)
         var actions: [Action] = []
-        let home = pipeline.registry.homeShards()
+        let home = homes
+        let wasPublishing = publishesBeacons
         let leaving = letGo(of: { !shards.contains(home[$0] ?? 0) }, into: &actions)
         pipeline.own(shards)
         var resumed: [Presence] = []
@@ -29,9 +30,17 @@ extension AggregatorCore {
         let held = Set(resumed.map(\.user))
         resumed += sessions.filter { shards.contains(home[$0.user] ?? 0) && pipeline.engine.presences[$0.user] == nil && !held.contains($0.user) }
         if !resumed.isEmpty {
+            // Theirs no longer: this core's board holds them now.
+            for session in resumed { _ = others.set(session.user, at: nil) }
             let exits = pipeline.resume(resumed, at: pipeline.clock)
             _ = board.restore(resumed, beacons: [])
             decided(exits, at: now, into: &actions)
+        }
+        if publishesBeacons, !wasPublishing, state != .starting {
+            // The beacons' states are this aggregator's to publish now: all of them, afresh.
+            var changes = PresenceBoard.Changes()
+            changes.beacons = pipeline.registry.beacons.keys.sorted().map(beaconState(of:))
+            actions.append(.record(.decided(.init(messages: stateMessages(changes), decidedAt: now))))
         }
         if !released.isEmpty || !adopted.isEmpty || !resumed.isEmpty {
             actions.append(.log(LogLine(.notice, "shards owned", [
@@ -40,6 +49,35 @@ extension AggregatorCore {
             ])))
         }
         return actions
+    }
+
+    /// Whether this core publishes the beacons' states: alone, or owning shard 0.
+    var publishesBeacons: Bool {
+        guard let owned = pipeline.owned else { return true }
+        return owned.contains(0) || ownsEveryShard
+    }
+
+    /// Who is at `beacon`: this core's users, and (sharing) the others' as their states say.
+    func beaconState(of beacon: String) -> BeaconState {
+        let mine = board.state(of: beacon)
+        guard !ownsEveryShard else { return mine }
+        let theirs = others.users(at: beacon)
+        guard !theirs.isEmpty else { return mine }
+        return BeaconState(beacon: beacon, users: Set(mine.users).union(theirs).sorted())
+    }
+
+    /// Another aggregator's retained state of `user` arrived: where they are counts in the beacons'
+    /// states this core publishes. States of this core's own users (their echo) change nothing.
+    mutating func othersState(user: String, payload: UnsafeRawBufferPointer, at now: Int64, into actions: inout [Action]) {
+        guard !user.isEmpty, pipeline.registry.users[user] != nil, let owned = pipeline.owned, !owned.contains(homes[user] ?? 0),
+              let beacon = OthersPlaces.beacon(in: payload) else { return }
+        let changed = others.set(user, at: beacon.flatMap { pipeline.registry.beacons[$0] == nil ? nil : $0 })
+        guard publishesBeacons, !changed.isEmpty else { return }
+        var changes = PresenceBoard.Changes()
+        changes.beacons = beaconStates.changed(changed, at: now).map(beaconState(of:))
+        guard !changes.beacons.isEmpty else { return }
+        actions.append(.record(.decided(.init(messages: stateMessages(changes), decidedAt: now))))
+        if page != nil { actions.append(.page(changes.beacons.map { .beacon($0) })) }
     }
 
     /// Whether this core decides for every shard of the venue (then what it shows is the whole venue).
@@ -55,7 +93,11 @@ extension AggregatorCore {
         guard !leaving.isEmpty else { return 0 }
         saveProgress(resolution: 0, into: &actions)
         pipeline.drop(users: leaving)
-        for user in leaving.sorted() { _ = board.forget(user: user) }
+        for user in leaving.sorted() {
+            // Where they are stays counted, as the next owner's states will say.
+            _ = others.set(user, at: board.place(of: user)?.beacon)
+            _ = board.forget(user: user)
+        }
         flaps.forget(leaving)
         page?.forget(leaving)
         if page != nil { actions.append(.page([.snapshot])) }

@@ -88,6 +88,10 @@ public struct AggregatorCore: Sendable {
     var positionsMark: UInt64 = 0
     /// The sessions to resume, until `resume(at:)`.
     var sessions: [Presence]
+    /// Each user's home shard (`Registry.homeShards`), for the registry in use.
+    var homes: [String: Int] = [:]
+    /// Where the users of other aggregators' shards are, from their retained states (sharing).
+    var others = OthersPlaces()
     /// Sharing: the sessions this aggregator's own journal and database gave at the start, by the
     /// home shard of their user, until that shard is first owned (then they are fresher than what
     /// the database says) or the first ownership is settled.
@@ -118,9 +122,9 @@ public struct AggregatorCore: Sendable {
         statsAt = now
         if configuration.sharing {
             pipeline.own(.empty)
-            let home = registry.homeShards()
+            homes = registry.homeShards()
             self.sessions = []
-            for session in sessions { parked[home[session.user] ?? 0, default: []].append(session) }
+            for session in sessions { parked[homes[session.user] ?? 0, default: []].append(session) }
         } else {
             self.sessions = sessions
         }
@@ -164,6 +168,10 @@ public struct AggregatorCore: Sendable {
         let receivedAt = TimeBounds.clamped(receivedAt)
         var actions: [Action] = []
         let outcome: PresencePipeline.Outcome
+        if configuration.sharing, topic.hasPrefix(configuration.topics.userStatePrefix) {
+            othersState(user: String(topic.dropFirst(configuration.topics.userStatePrefix.count)), payload: payload, at: receivedAt, into: &actions)
+            return actions
+        }
         switch Topics.nodeMessage(in: topic) {
         case .sightings(let node):
             lastMessageAt = receivedAt
@@ -258,10 +266,10 @@ public struct AggregatorCore: Sendable {
         var actions: [Action] = []
         let erasing = registry.erasures > old.erasures ? Set(old.users.keys).subtracting(registry.users.keys) : []
         decided(pipeline.replaceRegistry(registry, at: now, erasing: erasing), at: now, into: &actions)
+        if configuration.sharing { homes = registry.homeShards() }
         if let owned = pipeline.owned, registry.shards != old.shards {
             // A new shard count re-homes users: those now on another aggregator's shards go to it.
-            let home = registry.homeShards()
-            _ = letGo(of: { !owned.contains(home[$0] ?? 0) }, into: &actions)
+            _ = letGo(of: { [homes] in !owned.contains(homes[$0] ?? 0) }, into: &actions)
         }
         var changes = PresenceBoard.Changes()
         changes.beacons = registry.beacons.keys.filter { old.beacons[$0] == nil }.sorted().map { BeaconState(beacon: $0, users: []) }

@@ -42,6 +42,9 @@ public struct Topics: Sendable, Equatable {
 
     public func event(beacon: String, user: String) -> String { "\(prefix)/v1/events/\(beacon)/\(user)" }
     public func userState(_ user: String) -> String { "\(prefix)/v1/state/users/\(user)" }
+    /// What every user state topic begins with.
+    public var userStatePrefix: String { "\(prefix)/v1/state/users/" }
+    public var allUserStates: String { "\(prefix)/v1/state/users/+" }
     public func beaconState(_ beacon: String) -> String { "\(prefix)/v1/state/beacons/\(beacon)" }
     public func notify(user: String) -> String { "\(prefix)/v1/notify/\(user)" }
     public var aggregatorStatus: String { "\(prefix)/v1/aggregator/status" }
