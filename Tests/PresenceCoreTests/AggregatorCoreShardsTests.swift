@@ -176,4 +176,29 @@ import Testing
         published += beaconStates(leader.tick(at: Self.start + 16_000))
         #expect(published.last { $0.hasPrefix("a ") }?.contains(#""users":["alice"]"#) == true, "\(published)")
     }
+
+    @Test func sharingHomeAssistantGetsEachTrackerFromItsUsersAggregatorAndTheConfigsOnce() throws {
+        let assistant = try HomeAssistantTopics(prefix: "ha")
+        let bob = Self.shards.shard(of: Self.tags.bob), alice = Self.shards.shard(of: Self.tags.alice)
+        try #require(bob != 0, "bob's aggregator must not be the one of shard 0")
+        func published(owning shards: [Int]) -> [String] {
+            var configuration = AggregatorCore.Configuration()
+            configuration.catchUp = false
+            configuration.topics = Self.topics
+            configuration.sharing = true
+            configuration.homeAssistant = .init(topics: assistant, pipeline: Self.topics)
+            var core = AggregatorCore(configuration: configuration, registry: Self.registry, now: Self.start)
+            let actions = core.own(ShardSet(shards), sessions: [], at: Self.start) + core.resume(at: Self.start)
+            return actions.flatMap { action -> [String] in
+                guard case .record(.decided(let decided)) = action else { return [] }
+                return decided.messages.map(\.topic).filter { $0.hasPrefix("ha/") }
+            }
+        }
+        let leader = published(owning: alice == 0 ? [0] : [0, alice])
+        let other = published(owning: [bob])
+        #expect(other.contains(assistant.trackerState("bob")) && !other.contains(assistant.trackerState("alice")), "\(other)")
+        #expect(!other.contains { $0.hasSuffix("/config") }, "the configs come from one aggregator: \(other)")
+        #expect(leader.contains(assistant.trackerConfig("bob")) && leader.contains(assistant.sensorConfig("a")), "\(leader)")
+        #expect(!leader.contains(assistant.trackerState("bob")), "\(leader)")
+    }
 }

@@ -36,12 +36,18 @@ extension AggregatorCore {
             _ = board.restore(resumed, beacons: [])
             decided(exits, at: now, into: &actions)
         }
+        var messages: [OutboundMessage] = []
         if publishesBeacons, !wasPublishing, state != .starting {
-            // The beacons' states are this aggregator's to publish now: all of them, afresh.
+            // The beacons' states (and Home Assistant's configs) are this aggregator's to publish now: all of them, afresh.
             var changes = PresenceBoard.Changes()
             changes.beacons = pipeline.registry.beacons.keys.sorted().map(beaconState(of:))
-            actions.append(.record(.decided(.init(messages: stateMessages(changes), decidedAt: now))))
+            messages += stateMessages(changes)
+            let mine = ownsUser
+            messages += homeAssistant?.update(registry: pipeline.registry, board: board, at: now, owns: mine, configs: true) ?? []
+        } else if !resumed.isEmpty {
+            messages += homeAssistant?.follow(resumed.map(\.user), events: [], registry: pipeline.registry, board: board, at: now) ?? []
         }
+        if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
         if !released.isEmpty || !adopted.isEmpty || !resumed.isEmpty {
             actions.append(.log(LogLine(.notice, "shards owned", [
                 "shards": "\(shards)", "taken": "\(adopted)", "given_back": "\(released)", "sessions_resumed": "\(resumed.count)",
@@ -49,6 +55,13 @@ extension AggregatorCore {
             ])))
         }
         return actions
+    }
+
+    /// Whether this core decides for a user (their home shard is its own), apart from the core.
+    var ownsUser: @Sendable (String) -> Bool {
+        guard let owned = pipeline.owned else { return { _ in true } }
+        let homes = homes
+        return { owned.contains(homes[$0] ?? 0) }
     }
 
     /// Whether this core publishes the beacons' states: alone, or owning shard 0.
@@ -100,6 +113,7 @@ extension AggregatorCore {
         }
         flaps.forget(leaving)
         page?.forget(leaving)
+        homeAssistant?.forget(users: leaving)
         if page != nil { actions.append(.page([.snapshot])) }
         return leaving.count
     }

@@ -146,7 +146,8 @@ public struct AggregatorCore: Sendable {
         var actions: [Action] = []
         let restored = board.restore(sessions, beacons: Array(pipeline.registry.beacons.keys))
         var messages = [configMessage(pipeline.registry.shards)] + stateMessages(restored)
-        messages += homeAssistant?.update(registry: pipeline.registry, board: board, at: now) ?? []
+        let mine = ownsUser, configs = publishesBeacons
+        messages += homeAssistant?.update(registry: pipeline.registry, board: board, at: now, owns: mine, configs: configs) ?? []
         if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
         if page != nil {
             let rows = nodeRows(at: now)
@@ -296,8 +297,9 @@ public struct AggregatorCore: Sendable {
             beaconStates.forget(beacon)
         }
         flaps.forget(Set(flaps.users).subtracting(registry.users.keys))
+        let mine = ownsUser, configs = publishesBeacons
         let messages = (registry.shards != old.shards ? [configMessage(registry.shards)] : []) + stateMessages(changes)
-            + (homeAssistant?.update(registry: registry, board: board, at: now) ?? [])
+            + (homeAssistant?.update(registry: registry, board: board, at: now, owns: mine, configs: configs) ?? [])
         if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
         if page != nil {
             let rows = nodeRows(at: now)

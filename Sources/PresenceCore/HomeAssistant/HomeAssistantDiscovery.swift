@@ -45,27 +45,45 @@ public struct HomeAssistantDiscovery: Sendable {
 
     /// The registry is (or becomes) `registry` at `now`: users and beacons it lost are cleared,
     /// every config is published when new or changed, and every registered user's tracker says
-    /// where `board` has them (hidden while incognito, `not_home` at no beacon).
-    public mutating func update(registry: Registry, board: PresenceBoard, at now: Int64) -> [OutboundMessage] {
+    /// where `board` has them (hidden while incognito, `not_home` at no beacon). Sharing the venue,
+    /// only the trackers of the users this aggregator `owns` are published, and the configs only
+    /// with `configs` (by one aggregator, the one that publishes the beacons' states).
+    public mutating func update(registry: Registry, board: PresenceBoard, at now: Int64, owns: (String) -> Bool = { _ in true },
+                                configs: Bool = true) -> [OutboundMessage] {
         var messages: [OutboundMessage] = []
-        for user in users.subtracting(registry.users.keys).sorted() {
-            clear(configuration.topics.userTopics(user), into: &messages)
-            users.remove(user)
-        }
-        for beacon in beacons.subtracting(registry.beacons.keys).sorted() {
-            clear([configuration.topics.sensorConfig(beacon)], into: &messages)
-            beacons.remove(beacon)
+        if configs {
+            for user in users.subtracting(registry.users.keys).sorted() {
+                clear(configuration.topics.userTopics(user), into: &messages)
+                users.remove(user)
+            }
+            for beacon in beacons.subtracting(registry.beacons.keys).sorted() {
+                clear([configuration.topics.sensorConfig(beacon)], into: &messages)
+                beacons.remove(beacon)
+            }
         }
         for key in registry.users.keys.sorted() {
-            users.insert(key)
-            emit(configuration.topics.trackerConfig(key), trackerConfig(key, registry), into: &messages)
-            publish(Self.place(of: key, registry: registry, board: board, events: [], at: now), of: key, registry, into: &messages)
+            if configs {
+                users.insert(key)
+                emit(configuration.topics.trackerConfig(key), trackerConfig(key, registry), into: &messages)
+            }
+            if owns(key) { publish(Self.place(of: key, registry: registry, board: board, events: [], at: now), of: key, registry, into: &messages) }
         }
-        for key in registry.beacons.keys.sorted() {
-            beacons.insert(key)
-            emit(configuration.topics.sensorConfig(key), sensorConfig(key, registry), into: &messages)
+        if configs {
+            for key in registry.beacons.keys.sorted() {
+                beacons.insert(key)
+                emit(configuration.topics.sensorConfig(key), sensorConfig(key, registry), into: &messages)
+            }
         }
         return messages
+    }
+
+    /// Forgets what was published of `users`' trackers (another aggregator publishes them now), so
+    /// that they are published afresh if they come back.
+    public mutating func forget(users gone: Set<String>) {
+        for user in gone {
+            published[configuration.topics.trackerState(user)] = nil
+            published[configuration.topics.trackerAttributes(user)] = nil
+        }
     }
 
     /// The trackers of `touched` users (registered ones) after `events`, as `board` has them at
