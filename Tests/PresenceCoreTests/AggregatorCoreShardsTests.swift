@@ -137,6 +137,7 @@ import Testing
             configuration.catchUp = false
             configuration.topics = Self.topics
             configuration.sharing = true
+            configuration.page = true
             var core = AggregatorCore(configuration: configuration, registry: registry, now: Self.start)
             _ = core.own(ShardSet(shards), sessions: [], at: Self.start)
             _ = core.resume(at: Self.start)
@@ -156,7 +157,13 @@ import Testing
         var bobState: UserState?
         for t in stride(from: Self.start, to: Self.start + 10_000, by: 500) {
             let batch = SightingBatch(node: "node-a", seq: t, sent: t, sightings: [aliceTag, bobTag].map { Sighting(ts: t, id: $0, rssi: -58, tx: -59) })
-            published += beaconStates(AggregatorCoreTests.receive(&leader, Self.topics.sightings(node: "node-a"), batch.encoded(), at: t + 50))
+            let leaderActions = AggregatorCoreTests.receive(&leader, Self.topics.sightings(node: "node-a"), batch.encoded(), at: t + 50)
+            published += beaconStates(leaderActions)
+            for case .record(.decided(let decided)) in leaderActions {
+                for message in decided.messages where message.topic == Self.topics.userState("alice") {
+                    otherPublished += beaconStates(AggregatorCoreTests.receive(&other, message.topic, message.payload, at: t + 60))
+                }
+            }
             let actions = AggregatorCoreTests.receive(&other, Self.topics.sightings(node: "node-a"), batch.encoded(), at: t + 50)
             otherPublished += beaconStates(actions)
             // What the other aggregator publishes of bob reaches the leader, as the broker would bring it.
@@ -171,6 +178,11 @@ import Testing
         #expect(otherPublished.isEmpty, "only the owner of shard 0 publishes beacon states: \(otherPublished)")
         published += beaconStates(leader.tick(at: Self.start + 12_000))
         #expect(published.last { $0.hasPrefix("a ") }?.contains(#""users":["alice","bob"]"#) == true, "\(published)")
+        // Either aggregator's page shows both.
+        for page in [leader.pagePresenceJSON(at: Self.start + 12_000), other.pagePresenceJSON(at: Self.start + 12_000)] {
+            let text = String(decoding: page, as: UTF8.self)
+            #expect(text.contains(#""count":2,"users":["alice","bob"]"#) || text.contains(#""users":["alice","bob"]"#), "\(text)")
+        }
         // Bob's state deleted (he left): the leader lists alice alone again.
         published += beaconStates(AggregatorCoreTests.receive(&leader, Self.topics.userState("bob"), [], at: Self.start + 14_000))
         published += beaconStates(leader.tick(at: Self.start + 16_000))

@@ -31,7 +31,7 @@ extension AggregatorCore {
         resumed += sessions.filter { shards.contains(home[$0.user] ?? 0) && pipeline.engine.presences[$0.user] == nil && !held.contains($0.user) }
         if !resumed.isEmpty {
             // Theirs no longer: this core's board holds them now.
-            for session in resumed { _ = others.set(session.user, at: nil) }
+            for session in resumed { _ = others.set(session.user, to: nil) }
             let exits = pipeline.resume(resumed, at: pipeline.clock)
             _ = board.restore(resumed, beacons: [])
             decided(exits, at: now, into: &actions)
@@ -83,14 +83,19 @@ extension AggregatorCore {
     /// states this core publishes. States of this core's own users (their echo) change nothing.
     mutating func othersState(user: String, payload: UnsafeRawBufferPointer, at now: Int64, into actions: inout [Action]) {
         guard !user.isEmpty, pipeline.registry.users[user] != nil, let owned = pipeline.owned, !owned.contains(homes[user] ?? 0),
-              let beacon = OthersPlaces.beacon(in: payload) else { return }
-        let changed = others.set(user, at: beacon.flatMap { pipeline.registry.beacons[$0] == nil ? nil : $0 })
-        guard publishesBeacons, !changed.isEmpty else { return }
-        var changes = PresenceBoard.Changes()
-        changes.beacons = beaconStates.changed(changed, at: now).map(beaconState(of:))
-        guard !changes.beacons.isEmpty else { return }
-        actions.append(.record(.decided(.init(messages: stateMessages(changes), decidedAt: now))))
-        if page != nil { actions.append(.page(changes.beacons.map { .beacon($0) })) }
+              var state = OthersPlaces.state(of: user, in: payload) else { return }
+        if let beacon = state.beacon, pipeline.registry.beacons[beacon] == nil { state.beacon = nil }
+        let changed = others.set(user, to: state)
+        guard !changed.isEmpty else { return }
+        var updates: [PageUpdate] = [.user(state.beacon == nil ? UserState(user: user, beacon: nil, venue: nil, since: 0) : state,
+                                           name: pipeline.registry.users[user]?.name)]
+        if publishesBeacons {
+            var changes = PresenceBoard.Changes()
+            changes.beacons = beaconStates.changed(changed, at: now).map(beaconState(of:))
+            if !changes.beacons.isEmpty { actions.append(.record(.decided(.init(messages: stateMessages(changes), decidedAt: now)))) }
+        }
+        updates += changed.map { .beacon(beaconState(of: $0)) }
+        if page != nil { actions.append(.page(updates)) }
     }
 
     /// Whether this core decides for every shard of the venue (then what it shows is the whole venue).
@@ -108,7 +113,7 @@ extension AggregatorCore {
         pipeline.drop(users: leaving)
         for user in leaving.sorted() {
             // Where they are stays counted, as the next owner's states will say.
-            _ = others.set(user, at: board.place(of: user)?.beacon)
+            _ = others.set(user, to: board.place(of: user))
             _ = board.forget(user: user)
         }
         flaps.forget(leaving)

@@ -104,7 +104,7 @@ extension AggregatorCore {
                         w.member("x", number: beacon.x)
                         w.member("y", number: beacon.y)
                         w.member("floor", beacon.floor)
-                        w.member("count", board.count(at: beacon.key))
+                        w.member("count", beaconState(of: beacon.key).users.count)
                     }
                 }
             }
@@ -131,7 +131,7 @@ extension AggregatorCore {
             w.key("beacons")
             w.array { w in
                 for key in pipeline.registry.beacons.keys.sorted() {
-                    let present = board.state(of: key).users
+                    let present = beaconState(of: key).users
                     w.object { w in
                         w.member("beacon", key)
                         w.member("count", present.count)
@@ -169,7 +169,9 @@ extension AggregatorCore {
     private func writePresentUsers(_ w: inout JSONWriter) {
         let registry = pipeline.registry
         w.array { w in
-            for state in board.present { VenuePageJSON.write(state, name: registry.users[state.user]?.name, &w) }
+            // This aggregator's users, and (sharing the venue) the others' as their states say.
+            let everyone = (board.present + others.present).sorted { $0.user < $1.user }
+            for state in everyone { VenuePageJSON.write(state, name: registry.users[state.user]?.name, &w) }
         }
     }
 }
