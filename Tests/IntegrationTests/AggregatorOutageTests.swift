@@ -23,8 +23,10 @@ extension EndToEndTests {
         }
 
         /// Publishes, every 500 ms, what nodes a, b and c hear of each person placed somewhere:
-        /// -55 dBm at their node, -80 elsewhere.
-        static func walk(_ publisher: MQTTClient, _ h: PipelineHarness, _ people: Whereabouts, while keepGoing: @escaping @Sendable () -> Bool) -> Task<Void, any Error> {
+        /// -55 dBm at their node, -80 elsewhere; with several `shards`, each batch in parts, one per
+        /// shard, as nodes of such a venue do.
+        static func walk(_ publisher: MQTTClient, _ h: PipelineHarness, _ people: Whereabouts, shards: Shards = .one,
+                         while keepGoing: @escaping @Sendable () -> Bool) -> Task<Void, any Error> {
             Task {
                 var seq: Int64 = 0
                 while keepGoing() && !Task.isCancelled {
@@ -37,7 +39,14 @@ extension EndToEndTests {
                             sightings.append(Sighting(ts: now, id: tag, rssi: place == node ? -55 : -80, tx: -59))
                             people.heard(tag, at: now)
                         }
-                        try await publisher.publish(SightingBatch(node: node, seq: seq, sent: now, sightings: sightings), topics: h.topics)
+                        let batch = SightingBatch(node: node, seq: seq, sent: now, sightings: sightings)
+                        guard shards.count > 1 else {
+                            try await publisher.publish(batch, topics: h.topics)
+                            continue
+                        }
+                        for part in shards.parts(of: batch) {
+                            try await publisher.publish(MQTTMessage(topic: h.topics.sightings(node: node, shard: part.shard), payload: part.batch.encoded(), qos: 1))
+                        }
                     }
                     try await Task.sleep(for: .milliseconds(500))
                 }

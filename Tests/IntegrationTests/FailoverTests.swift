@@ -27,32 +27,6 @@ extension EndToEndTests {
             try h.ctlOK("shards", "--set", "8")
         }
 
-        /// Publishes, every 500 ms, what nodes a, b and c hear of each person placed somewhere, as
-        /// nodes of an 8-shard venue do: each batch in parts, one per shard.
-        static func walk(_ publisher: MQTTClient, _ h: PipelineHarness, _ people: AggregatorOutageTests.Whereabouts,
-                         while keepGoing: @escaping @Sendable () -> Bool) -> Task<Void, any Error> {
-            Task {
-                let shards = try Shards(count: 8)
-                var seq: Int64 = 0
-                while keepGoing() && !Task.isCancelled {
-                    seq += 1
-                    let now = nowMilliseconds()
-                    for node in ["node-a", "node-b", "node-c"] {
-                        var sightings: [Sighting] = []
-                        for tag in people.tags.sorted() {
-                            guard let place = people.place(of: tag) else { continue }
-                            sightings.append(Sighting(ts: now, id: tag, rssi: place == node ? -55 : -80, tx: -59))
-                            people.heard(tag, at: now)
-                        }
-                        for part in shards.parts(of: SightingBatch(node: node, seq: seq, sent: now, sightings: sightings)) {
-                            try await publisher.publish(MQTTMessage(topic: h.topics.sightings(node: node, shard: part.shard), payload: part.batch.encoded(), qos: 1))
-                        }
-                    }
-                    try await Task.sleep(for: .milliseconds(500))
-                }
-            }
-        }
-
         /// Each shard's owner per `presencectl shards`.
         static func owners(_ h: PipelineHarness) -> [String] {
             let lines = ((try? h.ctlOK("shards")) ?? "").split(separator: "\n").dropFirst(2)
@@ -97,7 +71,7 @@ extension EndToEndTests {
             let people = AggregatorOutageTests.Whereabouts()
             let done = Flag()
             for person in Self.people { people.put(Self.tag(person), at: "node-a") }
-            let walking = Self.walk(publisher, h, people, while: { !done.isSet })
+            let walking = AggregatorOutageTests.walk(publisher, h, people, shards: try Shards(count: 8), while: { !done.isSet })
             try await bus.wait(20, for: "everyone at booth-a") { _ in Self.people.allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a"] } }
             // Each aggregator decides for its own shards' people; booth-a's state lists them all.
             try await bus.wait(10, for: "booth-a's state listing everyone") { _ in Self.listed(at: "booth-a", bus, h) == Self.people }
@@ -109,6 +83,7 @@ extension EndToEndTests {
             try await eventually(10, "the moves stored") {
                 (try? h.rows("SELECT count(*) FROM presence.sessions WHERE exited_at IS NULL AND beacon_key = 'booth-b'")) == ["3"]
             }
+            let killedAt = nowMilliseconds()
             kill(first.pid, SIGKILL)
             let killed = ContinuousClock.now
             _ = await first.wait(timeout: .seconds(5))
@@ -119,6 +94,7 @@ extension EndToEndTests {
             // After the takeover: p1 and p4 move to booth-c, p2 and p5 leave, the others stay.
             for person in ["p1", "p4"] { people.put(Self.tag(person), at: "node-c") }
             for person in ["p2", "p5"] { people.put(Self.tag(person), at: nil) }
+            let leftAt = nowMilliseconds()
             try await bus.wait(40, for: "the moves to booth-c and the exits") { _ in
                 Self.lines(of: "p1", bus, h).last == "enter booth-c" && Self.lines(of: "p4", bus, h).last == "enter booth-c"
                     && Self.lines(of: "p2", bus, h).last == "exit booth-b" && Self.lines(of: "p5", bus, h).last == "exit booth-a"
@@ -138,11 +114,13 @@ extension EndToEndTests {
             for person in Self.people {
                 #expect(Self.lines(of: person, bus, h) == expected[person], "\(person): \(Self.lines(of: person, bus, h))")
             }
-            // The exits of those who left are dated by their last sighting, not by the takeover.
+            // The exits of those who left are dated by their last sighting, not by the takeover. The
+            // dead aggregator stored a present person's last sighting once it had moved 5 s (as for
+            // a restart), so one who leaves just after it died may be dated up to that much early.
             for person in ["p2", "p5"] {
                 let exit = Self.events(bus, h).last { $0.user == person }?.at ?? 0
                 let last = people.lastHeard(Self.tag(person)) ?? 0
-                #expect(abs(exit - last) < 3_000, "\(person) exit at \(exit), last heard \(last)")
+                #expect(exit <= last + 3_000 && exit >= last - 6_500, "\(person) exit at \(exit), last heard \(last), left at \(leftAt), killed at \(killedAt), events \(Self.events(bus, h).filter { $0.user == person })")
             }
             try await eventually(10, "every published event stored once") {
                 let published = Set(Self.events(bus, h).map(\.id))
