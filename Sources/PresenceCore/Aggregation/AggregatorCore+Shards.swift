@@ -9,9 +9,9 @@ extension AggregatorCore {
     /// those it parked at its start for a shard it owns for the first time, else `sessions` (what
     /// the database says, which the caller read after the shard was locked); a session whose user,
     /// device or beacon has gone ends now, as at a restart, and one whose user left meanwhile ends
-    /// at its last sighting's timeout. `settled` says that ownership has been settled once since
-    /// the start: sessions parked for shards not owned then are dropped (another aggregator has them).
-    public mutating func own(_ shards: ShardSet, sessions: [Presence], settled: Bool = true, at now: Int64) -> [Action] {
+    /// at its last sighting's timeout. Sessions parked for shards not owned the first time are
+    /// dropped (another aggregator has them, and resumes them from the database).
+    public mutating func own(_ shards: ShardSet, sessions: [Presence], at now: Int64) -> [Action] {
         guard configuration.sharing, state != .finished else { return [] }
         let now = TimeBounds.clamped(now)
         let before = pipeline.owned ?? .empty
@@ -24,7 +24,7 @@ extension AggregatorCore {
         pipeline.own(shards)
         var resumed: [Presence] = []
         for shard in adopted.sorted { resumed += parked.removeValue(forKey: shard) ?? [] }
-        if settled { parked = [:] }
+        parked = [:]
         // What the database says of users of these shards that this core does not hold: those of a
         // shard just taken, or re-homed here by a new shard count.
         let held = Set(resumed.map(\.user))

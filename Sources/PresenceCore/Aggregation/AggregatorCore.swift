@@ -93,8 +93,8 @@ public struct AggregatorCore: Sendable {
     /// Where the users of other aggregators' shards are, from their retained states (sharing).
     var others = OthersPlaces()
     /// Sharing: the sessions this aggregator's own journal and database gave at the start, by the
-    /// home shard of their user, until that shard is first owned (then they are fresher than what
-    /// the database says) or the first ownership is settled.
+    /// home shard of their user, until the first ownership (those of shards it owns then are
+    /// fresher than what the database says).
     var parked: [Int: [Presence]] = [:]
     /// The self-calibration revision last logged.
     var loggedCalibration = 0

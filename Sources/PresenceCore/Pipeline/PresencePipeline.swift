@@ -108,6 +108,8 @@ public struct PresencePipeline: Sendable {
         counters.droppedSightings += header.droppedSightings
         counters.sightings += scanned.count
         let heardBy = matcher.node(key)
+        // Read once per batch: its array is not retained again for every observation.
+        let owned = owned
         for sighting in scanned {
             let time = min(TimeBounds.sum(sighting.ts, correction), arrival)
             fleet?.heard(sighting.id, in: bytes, at: time, telemetry: sighting.telemetry(in: bytes))
