@@ -2,14 +2,15 @@ import PresenceCore
 
 /// The aggregator's decisions (`AggregatorCore`: topic dispatch, the pipeline, the board,
 /// notifications, progress) on arbitrary messages: topics of every kind (sightings, status and
-/// stats of registered, unregistered and malformed nodes, and anything else), payloads as given or
+/// stats of registered, unregistered and malformed nodes, other aggregators' health parts, and
+/// anything else), payloads as given or
 /// as well-formed batches carrying fuzzed numbers, at fuzzed times (the ends of Int64 included),
 /// with registry swaps and ticks in between, the fleet's health watched. Nothing may trap, and
 /// strangers must leave no state.
 ///
 /// Input: "PIPE", then records. A record's first byte `k` says what it is: `k & 3` the topic's kind
-/// (sightings, status, stats, other), `k >> 2 & 3` whose (node-a, node-b, the carried badge, or a
-/// name read from the input), `k & 0x10` an absolute time in the next 8 bytes (else one byte of
+/// (sightings, status, stats, other: with `k & 0x40` and no registry swap another aggregator's
+/// health part), `k >> 2 & 3` whose (node-a, node-b, the carried badge, or a name read from the input), `k & 0x10` an absolute time in the next 8 bytes (else one byte of
 /// 50 ms steps), `k & 0x20` a well-formed batch built from the next bytes (else a length-prefixed
 /// payload), `k & 0x80` a tick after it, `k & 0xC0 == 0xC0` a registry swap first.
 enum AggregatorFuzz {
@@ -43,9 +44,11 @@ enum AggregatorFuzz {
         configuration.health = health
         configuration.page = true
         configuration.homeAssistant = try? HomeAssistantDiscovery.Configuration(topics: HomeAssistantTopics(), pipeline: .standard)
+        configuration.sharing = true
         var core = AggregatorCore(configuration: configuration, registry: registry, sessions: [
             Presence(user: "alice", device: tag, beacon: "a", venue: "expo", entered: start - 60_000, lastSeen: start - 1_000),
         ], savedClock: start - 5_000, now: start)
+        _ = core.own(ShardSet([0]), sessions: [], at: start)
         _ = core.resume(at: start)
         return core
     }()
@@ -75,7 +78,7 @@ enum AggregatorFuzz {
             case 0: topic = topics.sightings(node: node)
             case 1: topic = topics.nodeStatus(node: node)
             case 2: topic = topics.nodeStats(node: node)
-            default: topic = node
+            default: topic = k & 0xC0 == 0x40 ? topics.healthPart(node) : node
             }
             check(payload.withUnsafeBytes { core.receive(topic: topic, payload: $0, at: time) })
             if k & 0x80 != 0 { check(core.tick(at: time)) }
@@ -107,7 +110,7 @@ enum AggregatorFuzz {
         for case .page(let updates) in actions {
             precondition(updates.allSatisfy { $0 == .snapshot || $0.json?.first == UInt8(ascii: "{") }, "a page update that does not render")
         }
-        for case .health(let report) in actions {
+        for case .health(let report, _) in actions {
             precondition(report.encoded().first == UInt8(ascii: "{"), "a health report that does not render")
         }
     }

@@ -32,6 +32,7 @@ ROUTES = [
     (re.compile(r"/device_tracker/presence_[A-Za-z0-9_-]+/attributes$"), "ha-tracker-attributes"),
     (re.compile(r"/sensor/presence_[A-Za-z0-9_-]+/config$"), "ha-sensor-config"),
     (re.compile(r"/v1/health$"), "health"),
+    (re.compile(r"/v1/health/parts/[^/]+$"), "health"),
 ]
 # Payloads that are plain text, not JSON: checked as a JSON string.
 TEXT = {"ha-tracker-state"}

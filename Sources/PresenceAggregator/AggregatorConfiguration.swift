@@ -52,6 +52,12 @@ public struct AggregatorConfiguration: Sendable {
         clientID ?? "presence-aggregator-" + topics.prefix.replacingSlashes()
     }
 
+    /// The client id as one topic level (`/`, `+` and `#` made `-`): its part of the fleet's health
+    /// goes out on `{p}/v1/health/parts/{topicName}`.
+    public var topicName: String {
+        String(effectiveClientID.map { "/+#".contains($0) ? "-" : $0 })
+    }
+
     /// The broker session that receives shard `shard`'s sightings, the same for every aggregator of
     /// the venue: whoever owns the shard takes it over, with what the broker kept meanwhile.
     public func shardClientID(_ shard: Int) -> String {

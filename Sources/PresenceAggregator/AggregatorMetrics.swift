@@ -41,6 +41,10 @@ final class AggregatorMetrics: Sendable {
         add(grown)
         Gauge(label: "presence_decision_lag_seconds").record(Double(statistics.decisionLag) / 1000)
         Gauge(label: "presence_catching_up").record(statistics.catchingUp ? 1 : 0)
+        for (beacon, count) in statistics.present {
+            Gauge(label: "presence_beacon_present_users", dimensions: [("beacon", beacon)]).record(count)
+        }
+        if let owned = statistics.ownedShards { Gauge(label: "presence_owned_shards").record(owned) }
         for row in statistics.nodes {
             Gauge(label: "presence_node_sightings_per_second", dimensions: [("node", row.key)]).record(row.sightingsPerSecond ?? 0)
             Gauge(label: "presence_node_online", dimensions: [("node", row.key)]).record(row.online == true ? 1 : 0)

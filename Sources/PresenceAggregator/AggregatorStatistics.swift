@@ -5,8 +5,11 @@ import PresenceMQTT
 /// The aggregator's counters as published on `{p}/v1/aggregator/stats` (an extension of the
 /// contract): batches and sightings taken in, what was dropped and why, messages from strangers,
 /// inbound messages dropped for lack of room, events decided, how far behind decisions are, how
-/// long events waited to be published, and (with `--self-calibrate`) the nodes' fitted offsets.
+/// long events waited to be published, and (with `--self-calibrate`) the nodes' fitted offsets;
+/// which aggregator says so (its client id as a topic level) and how many shards it owns, since
+/// several may share a venue.
 struct AggregatorStatistics {
+    let aggregator: String
     let core: AggregatorCore.Statistics
     let inbox: LoopInbox.Counters
     let journal: Journal.Status
@@ -22,6 +25,8 @@ struct AggregatorStatistics {
         var writer = JSONWriter()
         writer.object { w in
             w.member("v", 1)
+            w.member("aggregator", aggregator)
+            w.member("owned_shards", core.ownedShards)
             w.member("batches", counters.batches)
             w.key("rejected_batches")
             w.object { w in

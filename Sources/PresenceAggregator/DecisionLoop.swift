@@ -63,6 +63,7 @@ final class DecisionLoop: Service {
         var coreConfiguration = configuration.core
         coreConfiguration.page = live != nil
         coreConfiguration.sharing = true
+        coreConfiguration.name = configuration.topicName
         var core = AggregatorCore(configuration: coreConfiguration, registry: start.registry, sessions: start.sessions,
                                   savedClock: start.savedClock, recentNotifications: start.recentNotifications, storedOffsets: start.storedOffsets,
                                   now: WallClock.milliseconds())
@@ -121,7 +122,7 @@ final class DecisionLoop: Service {
             case .statistics(let statistics, let report):
                 metrics?.update(statistics)
                 guard report else { continue }
-                let message = AggregatorStatistics(core: statistics, inbox: inbox.counters, journal: journal.status,
+                let message = AggregatorStatistics(aggregator: configuration.topicName, core: statistics, inbox: inbox.counters, journal: journal.status,
                                                    inFlight: publisher.inFlight, deadLetters: deadLetters.count,
                                                    decisionToPublish: publisher.latency.takeSummary())
                 logger.info("statistics", metadata: message.metadata)
@@ -130,8 +131,8 @@ final class DecisionLoop: Service {
                 logger.log(level: line.level.logLevel, "\(line.message)", metadata: line.metadata.mapValues { .string($0) })
             case .storeCalibration(let summary):
                 calibration.offer(summary)
-            case .health(let report):
-                publisher.publishNow(MQTTMessage(topic: configuration.topics.health, payload: report.encoded(), qos: 0, retain: true))
+            case .health(let report, let topic):
+                publisher.publishNow(MQTTMessage(topic: topic, payload: report.encoded(), qos: 0, retain: true))
             }
         }
     }

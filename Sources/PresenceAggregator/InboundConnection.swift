@@ -35,8 +35,9 @@ final class InboundConnection: Service {
     }
 
     /// While other aggregators share the venue, hears the users' retained states (theirs tell where
-    /// the users of other shards are, for the beacons' states); alone, does not (every state would
-    /// be its own, coming back).
+    /// the users of other shards are, for the beacons' states), the aggregators' parts of the
+    /// fleet's health and (for the page's feed) their events; alone, does not (every state and
+    /// event would be its own, coming back).
     func followOthers(_ shared: Bool) {
         let changed = following.withLock { following in
             defer { following = shared }
@@ -46,12 +47,19 @@ final class InboundConnection: Service {
         do {
             if shared {
                 try client.subscribe(MQTTSubscription(configuration.topics.allUserStates, qos: 1))
+                try client.subscribe(MQTTSubscription(configuration.topics.allHealthParts, qos: 0))
+                if configuration.http != nil { try client.subscribe(MQTTSubscription(configuration.topics.allEvents, qos: 1)) }
             } else {
-                try client.unsubscribe(configuration.topics.allUserStates)
+                for filter in followed { try client.unsubscribe(filter) }
             }
         } catch {
             logger.warning("cannot follow the other aggregators' user states", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// What `followOthers` subscribes to.
+    private var followed: [String] {
+        [configuration.topics.allUserStates, configuration.topics.allHealthParts, configuration.topics.allEvents]
     }
 
     /// Whether the connections are up.
@@ -98,7 +106,7 @@ final class InboundConnection: Service {
             // which keeps its subscriptions: they go, or every batch would come twice.
             // (And the users' states a run sharing the venue followed, unless this one does.)
             var legacy = [configuration.topics.allSightings, configuration.topics.allShardedSightings]
-            if !following.withLock({ $0 }) { legacy.append(configuration.topics.allUserStates) }
+            if !following.withLock({ $0 }) { legacy += followed }
             for filter in legacy { try client.unsubscribe(filter) }
             health.subscribed()
         } catch {

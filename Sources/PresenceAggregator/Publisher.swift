@@ -11,7 +11,9 @@ import Synchronization
 /// letters. While the broker is away, records wait in the journal (on disk) and go out in order
 /// once it is back; after a restart, whatever was not acknowledged is published again, with the
 /// same event ids. The connection also carries the aggregator's retained status (and its will,
-/// offline). On shutdown it publishes everything the loop decided, unless the broker is away.
+/// offline), and keeps it up while others share the venue: when one of them stops or dies and its
+/// will says offline, this one says its own status again. On shutdown it publishes everything the
+/// loop decided, unless the broker is away.
 final class Publisher: Service {
     private let configuration: AggregatorConfiguration
     private let journal: Journal
@@ -38,6 +40,7 @@ final class Publisher: Service {
         var mqtt = MQTTConfiguration(broker: configuration.broker, clientID: configuration.effectiveClientID + "-out")
         mqtt.will = Self.statusMessage(ServiceStatus(state: .offline), configuration.topics)
         mqtt.maxInFlight = configuration.publishWindow
+        mqtt.subscriptions = [MQTTSubscription(configuration.topics.aggregatorStatus, qos: 1)]
         // Back soon after an outage: what waits in the journal is what subscribers wait for.
         mqtt.reconnectDelayMax = 5
         client = try MQTTClient(configuration: mqtt, logger: logger)
@@ -70,6 +73,7 @@ final class Publisher: Service {
         try client.start()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.publishStatusChanges() }
+            group.addTask { await self.keepStatusUp() }
             await withTaskGroup(of: Void.self) { work in
                 work.addTask { await self.publishJournal() }
                 work.addTask { [client] in
@@ -166,6 +170,21 @@ final class Publisher: Service {
                 logger.debug("could not publish the status", metadata: ["error": "\(error)"])
             }
             logger.notice("status", metadata: ["state": "\(status.state.rawValue)"])
+        }
+    }
+
+    /// Says this aggregator's status again whenever the retained one says offline while it runs:
+    /// the will of another aggregator of the venue that died (or one that stopped) must not make
+    /// subscribers (Home Assistant's availability among them) think nobody is deciding.
+    private func keepStatusUp() async {
+        for await message in client.messages where message.topic == configuration.topics.aggregatorStatus {
+            guard ServiceStatus.state(of: message.payload) == .offline, let status = health.status, status.state != .offline else { continue }
+            do {
+                try await client.send(Self.statusMessage(status, configuration.topics)) { _ in }
+                logger.notice("status said again over another aggregator's offline", metadata: ["state": "\(status.state.rawValue)"])
+            } catch {
+                logger.debug("could not publish the status", metadata: ["error": "\(error)"])
+            }
         }
     }
 

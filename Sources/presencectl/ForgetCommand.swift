@@ -45,7 +45,8 @@ extension UserCommand {
 /// Clears what a broker retains about a user: their `state/users` topic, their key in the
 /// retained `state/beacons` states, which are published again without it, their Home Assistant
 /// tracker (config first, so that Home Assistant drops the entity, then its state), and their
-/// devices in the retained fleet health, published again without them.
+/// devices in the retained fleet health (the venue's, and each aggregator's part while several
+/// share it), published again without them.
 struct RetainedErasure {
     let broker: MQTTBroker
     let topics: Topics
@@ -55,7 +56,7 @@ struct RetainedErasure {
     func clear(user: String, devices: Set<String>) async throws -> (beacons: Int, health: Bool) {
         let logger = Logger(label: "presencectl")
         var mqtt = MQTTConfiguration(broker: broker, clientID: "presencectl-forget-\(getpid())")
-        mqtt.subscriptions = [MQTTSubscription("\(topics.prefix)/v1/state/beacons/+", qos: 1), MQTTSubscription(topics.health, qos: 1)]
+        mqtt.subscriptions = [MQTTSubscription("\(topics.prefix)/v1/state/beacons/+", qos: 1), MQTTSubscription(topics.health + "/#", qos: 1)]
         let client = try MQTTClient(configuration: mqtt, logger: logger)
         try client.start()
         defer { Task { await client.stop() } }
@@ -64,7 +65,7 @@ struct RetainedErasure {
         var listed = 0
         var health = false
         for message in retained {
-            if message.topic == topics.health {
+            if message.topic == topics.health || message.topic.hasPrefix(topics.healthPartPrefix) {
                 guard let without = Self.health(message.payload, without: devices) else { continue }
                 health = true
                 try await client.publish(MQTTMessage(topic: message.topic, payload: without, qos: 1, retain: true))

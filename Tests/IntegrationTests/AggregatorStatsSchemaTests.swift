@@ -7,9 +7,10 @@ import Testing
 /// The aggregator's stats payload, with the self-calibration part, against its JSON Schema.
 @Suite struct AggregatorStatsSchemaTests {
     static func payload(calibration: SelfCalibration.Summary?) -> String {
-        let core = AggregatorCore.Statistics(counters: PipelineCounters(), strangers: StrangerNodes(), late: 0, decisionLag: 1_000,
+        var core = AggregatorCore.Statistics(counters: PipelineCounters(), strangers: StrangerNodes(), late: 0, decisionLag: 1_000,
                                              catchingUp: false, calibration: calibration)
-        let statistics = AggregatorStatistics(core: core, inbox: LoopInbox.Counters(),
+        core.ownedShards = 4
+        let statistics = AggregatorStatistics(aggregator: "presence-aggregator-presence", core: core, inbox: LoopInbox.Counters(),
                                               journal: Journal.Status(end: 0, durable: 0, retainedBytes: 0, published: 0, applied: 0), inFlight: 0,
                                               deadLetters: 0, decisionToPublish: LatencySummary(count: 0, p50: 0, p99: 0, max: 0))
         return String(decoding: statistics.encoded(), as: UTF8.self)

@@ -8,7 +8,9 @@ extension EndToEndTests {
     /// Two aggregators sharing a venue of 8 shards: each owns a fair half, and when one is killed
     /// (`kill -9`) the other owns every shard within seconds, resumes the dead one's sessions from
     /// the database, and goes on, so that each person's events are those one aggregator would have
-    /// published: no second enter for someone who stayed, every move and exit, on time.
+    /// published: no second enter for someone who stayed, every move and exit, on time. While both
+    /// run, the venue's health names every tag heard, whichever aggregator heard it; when one dies,
+    /// the venue's status is online again at once.
     @Suite struct FailoverTests {
         static let people = (1 ... 6).map { "p\($0)" }
         static func tag(_ person: String) -> String { "ibeacon:\(AggregatorWalkTests.uuid):8:\(person.dropFirst())" }
@@ -55,13 +57,14 @@ extension EndToEndTests {
             let h = try PipelineHarness("failover")
             try Self.register(h)
             let bus = try await h.recorder()
-            func start(_ name: String) throws -> ChildProcess {
+            func start(_ name: String, _ more: [String] = []) throws -> ChildProcess {
                 try ChildProcess.spawn(try PackagePaths.executable("presence-aggregator"),
-                                       ["--stats-interval", "1s", "--log-level", "debug", "--client-id", "\(h.prefix)-\(name)",
-                                        "--state-dir", h.stateDirectory + "-" + name], environment: h.environment)
+                                       ["--stats-interval", "1s", "--health-interval", "2s", "--log-level", "debug", "--client-id", "\(h.prefix)-\(name)",
+                                        "--state-dir", h.stateDirectory + "-" + name] + more, environment: h.environment)
             }
+            let port = try freePort()
             let first = try start("one")
-            let second = try start("two")
+            let second = try start("two", ["--http", "127.0.0.1:\(port)"])
             try await eventually(20, "both aggregators owning half of the 8 shards") {
                 let owners = Self.owners(h)
                 return owners.count == 8 && owners.filter { $0 == "\(h.prefix)-one" }.count == 4 && owners.filter { $0 == "\(h.prefix)-two" }.count == 4
@@ -75,6 +78,24 @@ extension EndToEndTests {
             try await bus.wait(20, for: "everyone at booth-a") { _ in Self.people.allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a"] } }
             // Each aggregator decides for its own shards' people; booth-a's state lists them all.
             try await bus.wait(10, for: "booth-a's state listing everyone") { _ in Self.listed(at: "booth-a", bus, h) == Self.people }
+            // One venue report (from the owner of shard 0) names every tag heard, with both parts read.
+            try await bus.wait(15, for: "the venue's health with every tag heard") { messages in
+                guard let last = messages.last(where: { $0.topic == h.topics.health }),
+                      let report = (try? JSONSerialization.jsonObject(with: Data(last.payload))) as? [String: Any],
+                      let tags = report["tags"] as? [[String: Any]] else { return false }
+                return tags.count == Self.people.count && tags.allSatisfy { $0["last_heard"] != nil } && report["shards"] == nil
+            }
+            // The second's page feed and metrics show everyone, its own users and the first's.
+            try await eventuallyAsync(15, "the second's feed and metrics with everyone") {
+                let feed = try await httpGet("http://127.0.0.1:\(port)/api/events?after=0&limit=100").object["events"] as? [[String: Any]] ?? []
+                let metrics = try PrometheusText(try await httpGet("http://127.0.0.1:\(port)/metrics").body)
+                return Set(feed.compactMap { $0["user"] as? String }) == Set(Self.people) && feed.count == Self.people.count
+                    && metrics.value("presence_beacon_present_users", ["beacon": "booth-a"]) == Double(Self.people.count)
+            }
+            let parts = bus.messages.filter { $0.topic.hasPrefix(h.topics.healthPartPrefix) }
+            #expect(Set(parts.map(\.topic)) == [h.topics.healthPart("\(h.prefix)-one"), h.topics.healthPart("\(h.prefix)-two")])
+            let validation = try AggregatorStatsSchemaTests.validate(parts.map { String(decoding: $0.payload, as: UTF8.self) }, topic: h.topics.healthPart("x"))
+            #expect(validation.status == 0 && validation.output.contains("health=\(parts.count)"), "\(validation.output)")
             // Half of them move to booth-b; once that is published and stored, the first aggregator dies.
             for person in Self.people.prefix(3) { people.put(Self.tag(person), at: "node-b") }
             try await bus.wait(20, for: "three moves to booth-b") { _ in
@@ -83,6 +104,7 @@ extension EndToEndTests {
             try await eventually(10, "the moves stored") {
                 (try? h.rows("SELECT count(*) FROM presence.sessions WHERE exited_at IS NULL AND beacon_key = 'booth-b'")) == ["3"]
             }
+            let statusesBefore = bus.messages.filter { $0.topic == h.topics.aggregatorStatus }.count
             let killedAt = nowMilliseconds()
             kill(first.pid, SIGKILL)
             let killed = ContinuousClock.now
@@ -90,6 +112,10 @@ extension EndToEndTests {
             try await eventually(10, "the survivor owning all 8 shards") { Self.owners(h).allSatisfy { $0 == "\(h.prefix)-two" } && Self.owners(h).count == 8 }
             let takeover = ContinuousClock.now - killed
             #expect(takeover < .seconds(10), "took \(takeover)")
+            try await bus.wait(10, for: "the venue's status online again after the dead one's will") { messages in
+                let states = messages.filter { $0.topic == h.topics.aggregatorStatus }.map { ServiceStatus.state(of: $0.payload) }
+                return states.dropFirst(statusesBefore).contains(.offline) && states.last == .online
+            }
 
             // After the takeover: p1 and p4 move to booth-c, p2 and p5 leave, the others stay.
             for person in ["p1", "p4"] { people.put(Self.tag(person), at: "node-c") }

@@ -13,7 +13,7 @@ import Testing
 
     static func reports(_ actions: [AggregatorCore.Action]) -> [FleetReport] {
         actions.compactMap { action in
-            guard case .health(let report) = action else { return nil }
+            guard case .health(let report, _) = action else { return nil }
             return report
         }
     }

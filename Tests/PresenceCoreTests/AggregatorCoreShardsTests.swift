@@ -125,6 +125,20 @@ import Testing
         #expect((firstEvents + secondEvents).sorted { $0.id < $1.id } == wholeEvents.sorted { $0.id < $1.id })
     }
 
+    /// Each aggregator's events reach the other (twice: QoS 1 may bring one again), and its own come back.
+    static func exchangeEvents(_ actions: [AggregatorCore.Action], from: inout AggregatorCore, to: inout AggregatorCore, at time: Int64) -> [PageUpdate] {
+        var updates: [PageUpdate] = []
+        for case .record(.decided(let decided)) in actions {
+            for message in decided.messages where message.event != nil {
+                for _ in 0 ..< 2 {
+                    for case .page(let shown) in AggregatorCoreTests.receive(&to, message.topic, message.payload, at: time) { updates += shown }
+                }
+                for case .page(let shown) in AggregatorCoreTests.receive(&from, message.topic, message.payload, at: time) { updates += shown }
+            }
+        }
+        return updates
+    }
+
     @Test func theOwnerOfShardZeroPublishesBeaconStatesListingEveryonesUsersAndTheOthersNone() throws {
         // alice on shard 0, bob on another.
         let candidates = (1 ... 200).map { "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:2:\($0)" }
@@ -155,9 +169,11 @@ import Testing
         var published: [String] = []
         var otherPublished: [String] = []
         var bobState: UserState?
+        var feedUpdates: [PageUpdate] = []
         for t in stride(from: Self.start, to: Self.start + 10_000, by: 500) {
             let batch = SightingBatch(node: "node-a", seq: t, sent: t, sightings: [aliceTag, bobTag].map { Sighting(ts: t, id: $0, rssi: -58, tx: -59) })
             let leaderActions = AggregatorCoreTests.receive(&leader, Self.topics.sightings(node: "node-a"), batch.encoded(), at: t + 50)
+            feedUpdates += Self.exchangeEvents(leaderActions, from: &leader, to: &other, at: t + 60)
             published += beaconStates(leaderActions)
             for case .record(.decided(let decided)) in leaderActions {
                 for message in decided.messages where message.topic == Self.topics.userState("alice") {
@@ -165,6 +181,7 @@ import Testing
                 }
             }
             let actions = AggregatorCoreTests.receive(&other, Self.topics.sightings(node: "node-a"), batch.encoded(), at: t + 50)
+            feedUpdates += Self.exchangeEvents(actions, from: &other, to: &leader, at: t + 60)
             otherPublished += beaconStates(actions)
             // What the other aggregator publishes of bob reaches the leader, as the broker would bring it.
             for case .record(.decided(let decided)) in actions {
@@ -183,6 +200,14 @@ import Testing
             let text = String(decoding: page, as: UTF8.self)
             #expect(text.contains(#""count":2,"users":["alice","bob"]"#) || text.contains(#""users":["alice","bob"]"#), "\(text)")
         }
+        // Either page's feed shows both enters, once each; the metrics count both at beacon a on either.
+        #expect(feedUpdates.count == 2, "\(feedUpdates)")
+        for core in [leader, other] {
+            #expect(core.page?.feed.map { "\($0.event.kind.rawValue) \($0.event.user)" }.sorted() == ["enter alice", "enter bob"])
+            #expect(core.statistics(at: Self.start + 12_000).present["a"] == 2)
+        }
+        #expect(AggregatorCoreTests.receive(&leader, Self.topics.event(beacon: "a", user: "bob"), Array("{}".utf8), at: Self.start + 12_000)
+            .contains { if case .log(let line) = $0 { line.level == .warning } else { false } })
         // Bob's state deleted (he left): the leader lists alice alone again.
         published += beaconStates(AggregatorCoreTests.receive(&leader, Self.topics.userState("bob"), [], at: Self.start + 14_000))
         published += beaconStates(leader.tick(at: Self.start + 16_000))

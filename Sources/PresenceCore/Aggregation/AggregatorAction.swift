@@ -14,8 +14,9 @@ extension AggregatorCore {
         /// with its fit), beside the journal and without waiting: they can be fitted again, so a
         /// write lost while the database is away costs nothing but staleness.
         case storeCalibration(SelfCalibration.Summary)
-        /// Publish the fleet's health, retained, on `{p}/v1/health` (`FleetReport.encoded()`).
-        case health(FleetReport)
+        /// Publish the fleet's health, retained, on `topic` (`FleetReport.encoded()`): the whole
+        /// venue's on `{p}/v1/health`, or this aggregator's part on `{p}/v1/health/parts/{name}`.
+        case health(FleetReport, topic: String)
     }
 
     /// A log line, without a logging library: the shell writes it.
@@ -52,6 +53,11 @@ extension AggregatorCore {
         public var flaps: Int
         /// The registered nodes' rows, with `Configuration.page`.
         public var nodes: [NodeRow]
+        /// How many people are at each registered beacon, the whole venue's (the others' users
+        /// too while aggregators share it), with `Configuration.page`.
+        public var present: [String: Int] = [:]
+        /// How many shards this aggregator decides for (nil: not sharing).
+        public var ownedShards: Int?
 
         public init(counters: PipelineCounters, strangers: StrangerNodes, late: Int, decisionLag: Int64, catchingUp: Bool,
                     calibration: SelfCalibration.Summary? = nil, events: [EventTally: Int] = [:], flaps: Int = 0, nodes: [NodeRow] = []) {

@@ -94,7 +94,7 @@ extension AggregatorCore {
     func nodeRows(at now: Int64) -> [NodeRow] {
         let registry = pipeline.registry
         let fitted = pipeline.selfCalibration?.applied ?? [:]
-        let fleet = Dictionary((pipeline.fleet?.report(at: now).nodes ?? []).map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+        let fleet = Dictionary((pipeline.fleet?.nodeReports(at: now) ?? []).map { ($0.key, $0) }, uniquingKeysWith: { $1 })
         return registry.nodes.values.sorted { $0.key < $1.key }.map { node in
             let offset: (Double, String) = node.pinned ? (node.rssiOffset, "pinned") : fitted[node.key].map { ($0, "fitted") } ?? (node.rssiOffset, "none")
             let health = fleet[node.key]
@@ -122,22 +122,26 @@ extension AggregatorCore {
     /// Reports the fleet's health when it is watched: the first time, when what it outlines
     /// changed (at most once per `statsInterval`), and every `interval` anyway, so that its
     /// figures stay fresh and a report lost with a connection is replaced. A change of the
-    /// problems is logged with counts per kind (no tag is named).
+    /// problems is logged with counts per kind (no tag is named). Sharing the venue, the one that
+    /// publishes the beacons' states reports the whole venue, and each that owns some shards but
+    /// not all publishes its part for the others.
     mutating func reportHealth(at now: Int64, into actions: inout [Action]) {
         guard let fleet = pipeline.fleet else { return }
         if let reportedAt = healthReportedAt, TimeBounds.difference(now, reportedAt) < configuration.statsInterval { return }
-        let report = fleet.report(at: now)
-        let outline = report.outline
+        let report = publishesBeacons ? fleet.report(at: now) : nil
+        let part = configuration.sharing ? fleet.part(at: now) : nil
         let due = healthReportedAt.map { TimeBounds.difference(now, $0) >= fleet.configuration.interval } ?? true
-        guard due || outline != healthOutline else { return }
-        if outline.problems != healthOutline?.problems {
+        guard due || report?.outline != healthOutline || part?.outline != partOutline else { return }
+        if let report, report.outline.problems != healthOutline?.problems {
             var metadata = ["problems": "\(report.problems.count)"]
             for kind in FleetReport.Problem.Kind.allCases { metadata[kind.rawValue] = "\(report.problemCounts[kind] ?? 0)" }
             actions.append(.log(LogLine(.notice, "fleet health", metadata)))
         }
         healthReportedAt = now
-        healthOutline = outline
-        actions.append(.health(report))
+        healthOutline = report?.outline
+        partOutline = part?.outline
+        if let report { actions.append(.health(report, topic: configuration.topics.health)) }
+        if let part { actions.append(.health(part, topic: configuration.topics.healthPart(configuration.name))) }
     }
 
     mutating func warn(_ key: String, _ message: String, _ metadata: [String: String], at time: Int64, into actions: inout [Action]) {

@@ -98,6 +98,18 @@ extension AggregatorCore {
         if page != nil { actions.append(.page(updates)) }
     }
 
+    /// Another aggregator's event arrived: the page's feed shows it beside this core's own (whose
+    /// echo, and an event already shown, changes nothing).
+    mutating func othersEvent(payload: UnsafeRawBufferPointer, at now: Int64, into actions: inout [Action]) {
+        guard page != nil else { return }
+        guard let event = try? PresenceEvent(payload: Array(payload)) else {
+            return warn("event-unreadable", "ignored another aggregator's event that is not one", [:], at: now, into: &actions)
+        }
+        guard pipeline.registry.users[event.user] != nil, !ownsUser(event.user), page?.contains(event: event.id) == false,
+              let entry = page?.add(event, registry: pipeline.registry) else { return }
+        actions.append(.page([.event(entry)]))
+    }
+
     /// Whether this core decides for every shard of the venue (then what it shows is the whole venue).
     var ownsEveryShard: Bool {
         guard let owned = pipeline.owned else { return true }

@@ -47,6 +47,9 @@ public struct AggregatorCore: Sendable {
         /// the core starts owning none, with the sessions it was given parked until their shard is
         /// its own, and publishes no beacon state.
         public var sharing = false
+        /// This aggregator's name among those sharing the venue (its client id, made a topic level):
+        /// its part of the fleet's health goes out on `{p}/v1/health/parts/{name}`.
+        public var name = "presence-aggregator"
 
         public init() {}
     }
@@ -98,9 +101,10 @@ public struct AggregatorCore: Sendable {
     var parked: [Int: [Presence]] = [:]
     /// The self-calibration revision last logged.
     var loggedCalibration = 0
-    /// When the fleet's health was last reported, and what it outlined then.
+    /// When the fleet's health was last reported, and what it and this aggregator's part outlined then.
     var healthReportedAt: Int64?
     var healthOutline: FleetReport.Outline?
+    var partOutline: FleetReport.Outline?
 
     /// A core (`starting`) that resumes `sessions` (open when the aggregator stopped) with
     /// `registry`, its clock at the saved one (or `now`), remembering the notifications sent within
@@ -171,6 +175,17 @@ public struct AggregatorCore: Sendable {
         let outcome: PresencePipeline.Outcome
         if configuration.sharing, topic.hasPrefix(configuration.topics.userStatePrefix) {
             othersState(user: String(topic.dropFirst(configuration.topics.userStatePrefix.count)), payload: payload, at: receivedAt, into: &actions)
+            return actions
+        }
+        if configuration.sharing, topic.hasPrefix(configuration.topics.eventPrefix) {
+            othersEvent(payload: payload, at: receivedAt, into: &actions)
+            return actions
+        }
+        if configuration.sharing, topic.hasPrefix(configuration.topics.healthPartPrefix) {
+            let name = topic.dropFirst(configuration.topics.healthPartPrefix.count)
+            if name != configuration.name, pipeline.absorbHealth(part: payload, from: String(name)) == false {
+                warn("health-part", "ignored another aggregator's health part that is not one", [:], at: receivedAt, into: &actions)
+            }
             return actions
         }
         switch Topics.nodeMessage(in: topic) {
@@ -330,8 +345,16 @@ public struct AggregatorCore: Sendable {
 
     /// The counters now.
     public func statistics(at now: Int64) -> Statistics {
-        Statistics(counters: pipeline.counters, strangers: pipeline.strangers, late: pipeline.engine.statistics.late,
-                   decisionLag: TimeBounds.difference(now, pipeline.engine.now), catchingUp: state == .catchingUp,
-                   calibration: pipeline.selfCalibration?.summary, events: eventCounts, flaps: flaps.count, nodes: page?.nodes ?? [])
+        var statistics = Statistics(counters: pipeline.counters, strangers: pipeline.strangers, late: pipeline.engine.statistics.late,
+                                    decisionLag: TimeBounds.difference(now, pipeline.engine.now), catchingUp: state == .catchingUp,
+                                    calibration: pipeline.selfCalibration?.summary, events: eventCounts, flaps: flaps.count, nodes: page?.nodes ?? [])
+        if page != nil {
+            let others = ownsEveryShard ? nil : self.others
+            for beacon in pipeline.registry.beacons.keys {
+                statistics.present[beacon] = board.count(at: beacon) + (others?.users(at: beacon).count ?? 0)
+            }
+        }
+        statistics.ownedShards = pipeline.owned?.count
+        return statistics
     }
 }

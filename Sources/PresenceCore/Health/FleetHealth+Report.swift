@@ -5,21 +5,32 @@ extension FleetHealth {
     /// a tag nobody brought says nothing about its battery. Fixed nodes are down when their status
     /// says offline or nothing came from them for longer than `nodeDownAfter`; carried nodes go
     /// home with their user, so they are listed but never down. A node heard recently whose clock
-    /// is off by more than `maxSkew` is skewed.
+    /// is off by more than `maxSkew` is skewed. Sharing the venue, the others' parts count too.
     public func report(at now: Int64) -> FleetReport {
+        report(at: now, radios: { _ in true }, merging: liveParts(at: now))
+    }
+
+    /// Every node's figures at `now` (`report(at:)`'s nodes, without the radios).
+    public func nodeReports(at now: Int64) -> [FleetReport.Node] {
+        let parts = liveParts(at: now)
+        return nodes.sorted(by: { $0.key < $1.key }).filter { !$0.value.isIncognito(at: now) }.map { node($0.key, $0.value, at: now, merging: parts) }
+    }
+
+    /// The report of the radios `listed` says, with nodes' figures from this aggregator's batches and `parts`'.
+    func report(at now: Int64, radios listed: (String) -> Bool, merging parts: [Part]) -> FleetReport {
         var report = FleetReport(at: now, thresholds: configuration.thresholds)
-        for (key, index) in beacons {
+        for (key, index) in beacons where listed(radios[index].identity) {
             let radio = radios[index]
             report.beacons.append(FleetReport.Beacon(key: key, identity: radio.identity, radio: radio.reported))
             check(radio, .beacon(key), silentSince: radio.lastHeard ?? radio.since, at: now, into: &report.problems)
         }
-        for index in tags where !radios[index].isIncognito(at: now) {
+        for index in tags where !radios[index].isIncognito(at: now) && listed(radios[index].identity) {
             let radio = radios[index]
             report.tags.append(FleetReport.Tag(identity: radio.identity, radio: radio.reported))
             check(radio, .tag(radio.identity), silentSince: radio.lastHeard, at: now, into: &report.problems)
         }
         for (key, entry) in nodes.sorted(by: { $0.key < $1.key }) where !entry.isIncognito(at: now) {
-            let node = self.node(key, entry, at: now)
+            let node = self.node(key, entry, at: now, merging: parts)
             report.nodes.append(node)
             if !node.carried, node.state == .offline || node.state == .silent {
                 report.problems.append(FleetReport.Problem(kind: .nodeDown, subject: .node(key), lastHeard: node.lastHeard, state: node.state))
@@ -43,12 +54,27 @@ extension FleetHealth {
         }
     }
 
-    private func node(_ key: String, _ entry: NodeEntry, at now: Int64) -> FleetReport.Node {
-        let quiet = TimeBounds.difference(now, entry.lastHeard ?? entry.since) > configuration.nodeDownAfter
-        let state: FleetReport.Node.State = entry.offline ? .offline : quiet ? .silent : entry.lastHeard == nil ? .unknown : .online
-        return FleetReport.Node(key: key, state: state, carried: entry.carried, lastHeard: entry.lastHeard, lastBatch: entry.lastBatch,
-                                sightingsPerSecond: sightingsPerSecond(entry, at: now), reportsPerSecond: entry.reportsPerSecond,
-                                skew: entry.clockOffset.map { TimeBounds.difference(0, $0) })
+    /// One node as this aggregator's batches, status and stats say, with what `parts`' batches add:
+    /// the later times, the sum of the rates (theirs as of their part), the skew estimated from the
+    /// latest batch.
+    private func node(_ key: String, _ entry: NodeEntry, at now: Int64, merging parts: [Part]) -> FleetReport.Node {
+        var lastHeard = entry.lastHeard
+        var lastBatch = entry.lastBatch
+        var rate = sightingsPerSecond(entry, at: now)
+        var skew = entry.clockOffset.map { TimeBounds.difference(0, $0) }
+        for part in parts {
+            guard let theirs = part.nodes[key] else { continue }
+            if let heard = theirs.lastHeard { lastHeard = max(lastHeard ?? heard, heard) }
+            if let batch = theirs.lastBatch, lastBatch.map({ $0 < batch }) ?? true {
+                lastBatch = batch
+                skew = theirs.skew ?? skew
+            }
+            rate += theirs.sightingsPerSecond
+        }
+        let quiet = TimeBounds.difference(now, lastHeard ?? entry.since) > configuration.nodeDownAfter
+        let state: FleetReport.Node.State = entry.offline ? .offline : quiet ? .silent : lastHeard == nil ? .unknown : .online
+        return FleetReport.Node(key: key, state: state, carried: entry.carried, lastHeard: lastHeard, lastBatch: lastBatch,
+                                sightingsPerSecond: rate, reportsPerSecond: entry.reportsPerSecond, skew: skew)
     }
 }
 

@@ -3,7 +3,8 @@
 /// with its last Eddystone TLM (battery, temperature, uptime); and for each registered node, its
 /// status, its last message and batch, its rates and its clock. Only registered things have an
 /// entry, made when the registry names them and dropped when it no longer does: an unregistered
-/// identity is looked up and forgotten, never kept. `report(at:)` says what is wrong.
+/// identity is looked up and forgotten, never kept. `report(at:)` says what is wrong. While
+/// aggregators share the venue, each hears its shards' radios and adds the others' parts.
 ///
 /// Tags of users who are incognito are neither updated nor reported while they are.
 public struct FleetHealth: Sendable {
@@ -87,12 +88,17 @@ public struct FleetHealth: Sendable {
 
     public let configuration: Configuration
     var radios: [Radio] = []
-    private var radioIndex = IdentityTable<Int>([])
+    var radioIndex = IdentityTable<Int>([])
     /// Beacon keys with their radio, by key.
     var beacons: [(key: String, radio: Int)] = []
     /// Tags' radios, by identity.
     var tags: [Int] = []
     var nodes: [String: NodeEntry] = [:]
+    /// Sharing the venue with other aggregators: the shards whose sightings come here (nil: all),
+    /// of the registry's count, and the other aggregators' parts, by aggregator.
+    var owned: ShardSet?
+    var shardCount = Shards.one
+    var parts: [String: Part] = [:]
 
     /// Health for `registry`'s things, watched from `start` (ms).
     public init(configuration: Configuration, registry: Registry, start: Int64) {
@@ -103,6 +109,7 @@ public struct FleetHealth: Sendable {
     /// Swaps in a new registry at `time`: what it still names keeps what was heard of it, what it
     /// adds is watched from `time`, what it dropped is forgotten.
     public mutating func replaceRegistry(_ registry: Registry, at time: Int64) {
+        shardCount = registry.shards
         var old: [String: Radio] = [:]
         for radio in radios { old[radio.identity] = radio }
         var identities = Set(registry.beacons.values.compactMap { beacon in beacon.identity.flatMap(Self.exactIdentity) })

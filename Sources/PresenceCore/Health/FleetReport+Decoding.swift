@@ -2,7 +2,7 @@
 /// the members `encoded()` writes; unknown members are ignored.
 extension FleetReport: Decodable {
     private enum Keys: String, CodingKey {
-        case v, at, thresholds, problems, beacons, tags, nodes
+        case v, at, thresholds, problems, beacons, tags, nodes, shards
         case lowBattery = "low_battery_mv", silentAfter = "silent_after_ms", nodeDownAfter = "node_down_after_ms", maxSkew = "max_skew_ms"
         case interval = "interval_ms"
         case kind, beacon, tag, node, id, state, carried
@@ -46,6 +46,7 @@ extension FleetReport: Decodable {
                  sightingsPerSecond: try item.decodeIfPresent(Double.self, forKey: .sightingsPerSecond) ?? 0,
                  reportsPerSecond: try item.decodeIfPresent(Double.self, forKey: .reportsPerSecond), skew: try item.decodeIfPresent(Int64.self, forKey: .skew))
         }
+        shards = try report.decodeIfPresent([Int].self, forKey: .shards)
     }
 
     /// Each object of the array under `key`, made into a value by `make`.

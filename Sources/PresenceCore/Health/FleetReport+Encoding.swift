@@ -1,5 +1,6 @@
 extension FleetReport {
-    /// The report as published on `{p}/v1/health` (`schemas/json/health.schema.json`).
+    /// The report as published on `{p}/v1/health`, or a part on `{p}/v1/health/parts/{aggregator}`
+    /// (`schemas/json/health.schema.json`).
     public func encoded() -> [UInt8] {
         var writer = JSONWriter(capacity: 256 + 160 * (beacons.count + tags.count + nodes.count))
         writer.object { w in
@@ -39,6 +40,12 @@ extension FleetReport {
             w.key("nodes")
             w.array { w in
                 for node in nodes { node.write(to: &w) }
+            }
+            if let shards {
+                w.key("shards")
+                w.array { w in
+                    for shard in shards { w.int(shard) }
+                }
             }
         }
         return writer.bytes

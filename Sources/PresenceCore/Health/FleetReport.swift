@@ -15,14 +15,19 @@ public struct FleetReport: Sendable, Equatable {
     public var tags: [Tag]
     /// By node key.
     public var nodes: [Node]
+    /// A part (one aggregator's, while several share the venue): the shards whose beacons and tags
+    /// it lists, and whose sightings its node figures count; nil: the whole venue.
+    public var shards: [Int]?
 
-    public init(at: Int64, thresholds: Thresholds, problems: [Problem] = [], beacons: [Beacon] = [], tags: [Tag] = [], nodes: [Node] = []) {
+    public init(at: Int64, thresholds: Thresholds, problems: [Problem] = [], beacons: [Beacon] = [], tags: [Tag] = [], nodes: [Node] = [],
+                shards: [Int]? = nil) {
         self.at = at
         self.thresholds = thresholds
         self.problems = problems
         self.beacons = beacons
         self.tags = tags
         self.nodes = nodes
+        self.shards = shards
     }
 
     /// The limits the problems were decided by.
@@ -179,11 +184,12 @@ public struct FleetReport: Sendable, Equatable {
         public var beacons: [String]
         public var tags: [String]
         public var nodes: [String: Node.State]
+        public var shards: [Int]?
     }
 
     public var outline: Outline {
         Outline(problems: Dictionary(grouping: problems, by: \.kind).mapValues { $0.map(\.subject) }, beacons: beacons.map(\.key),
-                tags: tags.map(\.identity), nodes: Dictionary(nodes.map { ($0.key, $0.state) }, uniquingKeysWith: { $1 }))
+                tags: tags.map(\.identity), nodes: Dictionary(nodes.map { ($0.key, $0.state) }, uniquingKeysWith: { $1 }), shards: shards)
     }
 
     /// How many problems of each kind.

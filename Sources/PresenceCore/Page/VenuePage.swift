@@ -41,6 +41,11 @@ public struct VenuePage: Sendable {
     /// The cursor of the newest event, 0 before the first.
     public var cursor: Int64 { nextCursor - 1 }
 
+    /// Whether the feed holds the event `id`.
+    public func contains(event id: String) -> Bool {
+        feed.contains { $0.event.id == id }
+    }
+
     /// Takes in a decided event: it gets the next cursor and its place in the feed by its time.
     public mutating func add(_ event: PresenceEvent, registry: Registry) -> FeedEntry {
         let entry = FeedEntry(cursor: nextCursor, event: event, name: registry.users[event.user]?.name, beaconName: registry.beacons[event.beacon]?.name)

@@ -64,6 +64,7 @@ public struct PresencePipeline: Sendable {
     /// Watches the fleet's health from `start` (ms, the wall clock) with `configuration`'s thresholds.
     public mutating func watchHealth(_ configuration: FleetHealth.Configuration, since start: Int64) {
         fleet = FleetHealth(configuration: configuration, registry: registry, start: TimeBounds.clamped(start))
+        fleet?.own(owned)
     }
 
     /// A batch payload arrived on the sightings topic of `node` at `receivedAt`: the clock moves
@@ -242,6 +243,13 @@ public struct PresencePipeline: Sendable {
     /// dropped first (`drop(users:)`), users of new ones resumed (`resume(_:at:)`).
     public mutating func own(_ shards: ShardSet?) {
         owned = shards
+        fleet?.own(shards)
+    }
+
+    /// Another aggregator's part of the fleet's health arrived (`FleetHealth.absorb(part:from:)`);
+    /// nil when no health is watched.
+    public mutating func absorbHealth(part payload: UnsafeRawBufferPointer, from name: String) -> Bool? {
+        fleet?.absorb(part: payload, from: name)
     }
 
     /// Forgets `users` without an event: another aggregator decides for them now.

@@ -41,6 +41,9 @@ public struct Topics: Sendable, Equatable {
     public var allNodeStats: String { "\(prefix)/v1/nodes/+/stats" }
 
     public func event(beacon: String, user: String) -> String { "\(prefix)/v1/events/\(beacon)/\(user)" }
+    /// What every event topic begins with.
+    public var eventPrefix: String { "\(prefix)/v1/events/" }
+    public var allEvents: String { "\(prefix)/v1/events/+/+" }
     public func userState(_ user: String) -> String { "\(prefix)/v1/state/users/\(user)" }
     /// What every user state topic begins with.
     public var userStatePrefix: String { "\(prefix)/v1/state/users/" }
@@ -51,6 +54,11 @@ public struct Topics: Sendable, Equatable {
     public var aggregatorStats: String { "\(prefix)/v1/aggregator/stats" }
     /// The fleet's health, retained (an extension of the contract).
     public var health: String { "\(prefix)/v1/health" }
+    /// One aggregator's part of the fleet's health while several share the venue, retained.
+    public func healthPart(_ aggregator: String) -> String { "\(prefix)/v1/health/parts/\(aggregator)" }
+    /// What every health part topic begins with.
+    public var healthPartPrefix: String { "\(prefix)/v1/health/parts/" }
+    public var allHealthParts: String { "\(prefix)/v1/health/parts/+" }
 
     /// What a node publishes, as the aggregator reads it.
     public enum NodeMessage: Equatable, Sendable {
