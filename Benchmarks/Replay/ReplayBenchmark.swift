@@ -35,7 +35,12 @@ enum ReplayBenchmark {
         let people = benchArgument(arguments, "--people").flatMap { Int($0) } ?? 60
         let minutes = benchArgument(arguments, "--minutes").flatMap { Int($0) } ?? 60
         let runs = benchArgument(arguments, "--runs").flatMap { Int($0) } ?? 3
-        let (lines, registry, observations) = record(people: people, minutes: minutes)
+        var (lines, registry, observations) = record(people: people, minutes: minutes)
+        if let count = benchArgument(arguments, "--shards").flatMap(Int.init), let shards = try? Shards(count: count) {
+            lines = split(lines, into: shards)
+            registry.shards = shards
+        }
+        let ticks = arguments.contains("--ticks")
         let bytes = lines.reduce(0) { $0 + $1.count }
         print("recording: \(lines.count) lines, \(observations) sightings, \(bytes / 1_000_000) MB (\(people) people, \(minutes) min, 24 nodes)")
         if let index = arguments.firstIndex(of: "--write"), index + 1 < arguments.count {
@@ -59,6 +64,7 @@ enum ReplayBenchmark {
                         events.add(started.resume(at: arrival.received))
                         core = started
                     }
+                    if ticks, arrival.received >= last + 100 { events.add(core?.tick(at: arrival.received) ?? []) }
                     last = arrival.received
                     events.add(core?.receive(topic: arrival.topic, payload: raw, at: arrival.received) ?? [])
                 }
@@ -71,6 +77,17 @@ enum ReplayBenchmark {
         }
         let sorted = rates.sorted()
         print("median: \(format(sorted[sorted.count / 2])) observations/s on one core; peak memory \(peakMemoryMB()) MB")
+    }
+
+    /// The recording as nodes of a venue of `shards` publish it: each batch in parts, one per shard.
+    private static func split(_ lines: [[UInt8]], into shards: Shards) -> [[UInt8]] {
+        lines.flatMap { line -> [[UInt8]] in
+            guard let arrival = line.withUnsafeBytes(Recording.arrival(of:)), case .sightings(let node) = Topics.nodeMessage(in: arrival.topic),
+                  case .success(let decoded) = SightingBatchDecoder.decode(line, topicNode: node) else { return [line] }
+            return shards.parts(of: decoded.batch).compactMap { part in
+                Recording.line(payload: part.batch.encoded(), topic: "presence/v1/sightings/\(node)/\(part.shard)", received: arrival.received)
+            }
+        }
     }
 
     /// A simulated expo recorded as `presencectl record` would write it.

@@ -81,10 +81,11 @@ final class ShardOwnership: Service {
         // A client that vanishes (a machine off the network) lets its locks go within seconds.
         try await db.execute(script: "SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 1; SET tcp_keepalives_count = 3")
         var held: Set<Int> = []
+        /// The shard count `held` belongs to.
+        var heldCount: Int?
         var joined = false
         var refused = false
         var deciding = true
-        var lastCount: Int?
         while !Task.isCancelled {
             if deciding, !joined {
                 joined = try await db.joinAggregators(clientID: clientID)
@@ -96,20 +97,29 @@ final class ShardOwnership: Service {
             }
             if deciding, joined {
                 let count = try await db.shardCount().count
+                if let old = heldCount, old != count, !held.isEmpty {
+                    // A new count re-homes users: every shard of the old one goes back (the others'
+                    // too), and the new count's are taken afresh once none of the old is held.
+                    guard try await giveBackEverything(held, of: old, db, owned: &owned) else {
+                        deciding = false
+                        continue
+                    }
+                    held = []
+                }
+                heldCount = count
                 let live = try await db.liveAggregators()
                 sharing.set(shared: live > 1)
                 inbound.followOthers(live > 1)
                 let free = try await db.freeShards(below: count)
                 let plan = ShardShare(count: count, live: live, held: held, free: free, start: Int(Shards.fnv1a32(clientID) % UInt32(count)))
                 var taken: [Int] = []
-                for shard in plan.take where try await db.takeShard(shard, clientID: clientID) { taken.append(shard) }
+                if await coreKnows(count, taking: plan.take) {
+                    for shard in plan.take where try await db.takeShard(shard, of: count, clientID: clientID) { taken.append(shard) }
+                }
                 held.formUnion(taken)
                 let keep = ShardSet(held.subtracting(plan.give))
-                let recounted = lastCount != nil && lastCount != count
-                lastCount = count
-                if owned != keep || recounted {
-                    // A new count re-homes users: the sessions of those now on shards kept come too.
-                    let sessions = taken.isEmpty && !recounted ? [] : try await db.openSessions()
+                if owned != keep {
+                    let sessions = taken.isEmpty ? [] : try await db.openSessions()
                     // Nil: the decision loop has stopped. The locks stay until the service stops, after
                     // the database writer has stored what the loop decided.
                     // The sessions of shards given back close first, so that the broker keeps what
@@ -122,7 +132,7 @@ final class ShardOwnership: Service {
                     if let end, !plan.give.isEmpty {
                         // The next owner reads the database: what this one decided about them goes there first.
                         _ = await journal.waitUntilApplied(end)
-                        for shard in plan.give { try await db.giveBackShard(shard) }
+                        for shard in plan.give { try await db.giveBackShard(shard, of: count) }
                         held.subtract(plan.give)
                     }
                     logger.info("shards owned", metadata: [
@@ -132,6 +142,29 @@ final class ShardOwnership: Service {
             }
             guard (try? await Task.sleep(for: interval)) != nil else { return }
         }
+    }
+
+    /// Whether the core's registry has `count` shards, so that the users of shards it takes are
+    /// resumed under their home in that count (the registry reloads beside the loop); always before
+    /// the first grant, and when nothing is to be taken.
+    private func coreKnows(_ count: Int, taking: [Int]) async -> Bool {
+        guard !taking.isEmpty, firstGrant.withLock({ $0.done }) else { return true }
+        return await inbox.answer(within: .seconds(5)) { $0.pipeline.registry.shards.count } == count
+    }
+
+    /// Gives back every shard `held` of the old `count`: the core lets their users go, the database
+    /// stores what it decided, then the locks go. False when the decision loop has stopped (the
+    /// locks stay until the service stops).
+    private func giveBackEverything(_ held: Set<Int>, of count: Int, _ db: PostgresConnection, owned: inout ShardSet?) async throws -> Bool {
+        await inbound.receive(.empty)
+        owned = .empty
+        guard let end = await hand(Grant(shards: .empty, sessions: [])) else { return false }
+        _ = await journal.waitUntilApplied(end)
+        for shard in held { try await db.giveBackShard(shard, of: count) }
+        logger.notice("the venue's shard count changed: every shard given back, to be shared anew", metadata: [
+            "given_back": "\(ShardSet(held))", "old_count": "\(count)",
+        ])
+        return true
     }
 
     /// Hands `grant` to the core: the first one before the loop starts, later ones through the

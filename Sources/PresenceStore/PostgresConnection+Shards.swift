@@ -5,8 +5,15 @@ import PresencePostgres
 public enum ShardLocks {
     /// `(members, hashtext(client_id))`: held by every running aggregator.
     public static let members = 7_264_010
-    /// `(shards, shard)`: held by the shard's owner.
+    /// `(shards, key(shard, of: count))`: held by the shard's owner.
     public static let shards = 7_264_011
+
+    /// The lock of `shard` while the venue has `count` shards: the count is part of it, so that a
+    /// new count's shards are new locks, free only once every lock of the old count is given back
+    /// (whoever takes a shard then reads its users' sessions after their old deciders stored them).
+    public static func key(_ shard: Int, of count: Int) -> Int {
+        count * Shards.maximum + shard
+    }
 }
 
 /// A shard's owner as `presencectl shards` shows it.
@@ -40,20 +47,25 @@ extension PostgresConnection {
             """, [ShardLocks.members]).rows.first?.int(0) ?? 0
     }
 
-    /// The shards below `count` whose lock nobody holds.
+    /// The shards of `count` whose lock nobody holds; none while anyone holds a lock of another
+    /// count (the venue's count changed and its old shards are not all given back yet).
     public func freeShards(below count: Int) throws -> Set<Int> {
         Set(try query("""
+            WITH held AS (SELECT l.objid::bigint AS key FROM pg_locks l
+                          WHERE l.locktype = 'advisory' AND l.classid = $2::integer::oid AND l.objsubid = 2 AND l.granted
+                            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
             SELECT s FROM generate_series(0, $1 - 1) AS s
-            WHERE NOT EXISTS (SELECT 1 FROM pg_locks l
-                              WHERE l.locktype = 'advisory' AND l.classid = $2::integer::oid AND l.objid = s::oid AND l.objsubid = 2 AND l.granted
-                                AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
-            """, [count, ShardLocks.shards]).rows.compactMap { try $0.int(0) })
+            WHERE NOT EXISTS (SELECT 1 FROM held WHERE key = $1 * $3 + s)
+              AND NOT EXISTS (SELECT 1 FROM held WHERE key / $3 <> $1)
+            """, [count, ShardLocks.shards, Shards.maximum]).rows.compactMap { try $0.int(0) })
     }
 
-    /// Takes `shard`'s lock for this session, if nobody holds it, and records `clientID` as its
-    /// owner since now.
-    public func takeShard(_ shard: Int, clientID: String) throws -> Bool {
-        guard try query("SELECT pg_try_advisory_lock($1, $2)", [ShardLocks.shards, shard]).rows.first?.bool(0) == true else { return false }
+    /// Takes the lock of `shard` of `count` for this session, if nobody holds it, and records
+    /// `clientID` as its owner since now.
+    public func takeShard(_ shard: Int, of count: Int, clientID: String) throws -> Bool {
+        guard try query("SELECT pg_try_advisory_lock($1, $2)", [ShardLocks.shards, ShardLocks.key(shard, of: count)]).rows.first?.bool(0) == true else {
+            return false
+        }
         _ = try query("""
             INSERT INTO presence.shard_owners (shard, client_id, since) VALUES ($1, $2, now())
             ON CONFLICT (shard) DO UPDATE SET client_id = EXCLUDED.client_id, since = EXCLUDED.since
@@ -61,22 +73,24 @@ extension PostgresConnection {
         return true
     }
 
-    /// Gives `shard`'s lock back.
-    public func giveBackShard(_ shard: Int) throws {
-        _ = try query("SELECT pg_advisory_unlock($1, $2)", [ShardLocks.shards, shard])
+    /// Gives the lock of `shard` of `count` back.
+    public func giveBackShard(_ shard: Int, of count: Int) throws {
+        _ = try query("SELECT pg_advisory_unlock($1, $2)", [ShardLocks.shards, ShardLocks.key(shard, of: count)])
     }
 
     /// Every shard below the venue's count with its owner now (nobody when its lock is free).
     public func shardOwners() throws -> [ShardOwner] {
         try query("""
+            WITH venue AS (SELECT shards FROM presence.settings)
             SELECT s, o.client_id, (EXTRACT(EPOCH FROM o.since) * 1000)::bigint
-            FROM generate_series(0, (SELECT shards FROM presence.settings) - 1) AS s
+            FROM venue CROSS JOIN generate_series(0, venue.shards - 1) AS s
             LEFT JOIN presence.shard_owners o ON o.shard = s
                 AND EXISTS (SELECT 1 FROM pg_locks l
-                            WHERE l.locktype = 'advisory' AND l.classid = $1::integer::oid AND l.objid = s::oid AND l.objsubid = 2 AND l.granted
+                            WHERE l.locktype = 'advisory' AND l.classid = $1::integer::oid AND l.objid::bigint = venue.shards * $2 + s
+                              AND l.objsubid = 2 AND l.granted
                               AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()))
             ORDER BY s
-            """, [ShardLocks.shards]).rows.map { row in
+            """, [ShardLocks.shards, Shards.maximum]).rows.map { row in
             ShardOwner(shard: try row.int(0) ?? 0, clientID: row.string(1), since: try row.int(2).map(Int64.init))
         }
     }

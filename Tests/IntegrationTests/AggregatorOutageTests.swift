@@ -23,15 +23,16 @@ extension EndToEndTests {
         }
 
         /// Publishes, every 500 ms, what nodes a, b and c hear of each person placed somewhere:
-        /// -55 dBm at their node, -80 elsewhere; with several `shards`, each batch in parts, one per
-        /// shard, as nodes of such a venue do.
-        static func walk(_ publisher: MQTTClient, _ h: PipelineHarness, _ people: Whereabouts, shards: Shards = .one,
+        /// -55 dBm at their node, -80 elsewhere; with several `shards` (as the venue says at each
+        /// batch), each batch in parts, one per shard, as nodes of such a venue do.
+        static func walk(_ publisher: MQTTClient, _ h: PipelineHarness, _ people: Whereabouts, shards count: @escaping @Sendable () -> Shards = { .one },
                          while keepGoing: @escaping @Sendable () -> Bool) -> Task<Void, any Error> {
             Task {
                 var seq: Int64 = 0
                 while keepGoing() && !Task.isCancelled {
                     seq += 1
                     let now = nowMilliseconds()
+                    let shards = count()
                     for node in ["node-a", "node-b", "node-c"] {
                         var sightings: [Sighting] = []
                         for tag in people.tags.sorted() {

@@ -15,7 +15,7 @@ extension EndToEndTests {
         static let people = (1 ... 6).map { "p\($0)" }
         static func tag(_ person: String) -> String { "ibeacon:\(AggregatorWalkTests.uuid):8:\(person.dropFirst())" }
 
-        static func register(_ h: PipelineHarness) throws {
+        static func register(_ h: PipelineHarness, shards: Int = 8) throws {
             try h.ctlOK("migrate")
             try h.ctlOK("venue", "add", "expo")
             for (index, booth) in ["a", "b", "c"].enumerated() {
@@ -26,7 +26,46 @@ extension EndToEndTests {
                 try h.ctlOK("user", "add", person)
                 try h.ctlOK("device", "add", tag(person), "--user", person)
             }
-            try h.ctlOK("shards", "--set", "8")
+            try h.ctlOK("shards", "--set", "\(shards)")
+        }
+
+        /// Two aggregators (`one`, `two`) on `h`, sharing its venue; the second with `more` flags.
+        static func start(_ name: String, _ h: PipelineHarness, _ more: [String] = []) throws -> ChildProcess {
+            try ChildProcess.spawn(try PackagePaths.executable("presence-aggregator"),
+                                   ["--stats-interval", "1s", "--health-interval", "2s", "--log-level", "debug", "--client-id", "\(h.prefix)-\(name)",
+                                    "--state-dir", h.stateDirectory + "-" + name] + more, environment: h.environment)
+        }
+
+        /// Whether `count` shards are owned, half by each aggregator.
+        static func halved(_ h: PipelineHarness, _ count: Int) -> Bool {
+            let owners = Self.owners(h)
+            return owners.count == count && owners.filter { $0 == "\(h.prefix)-one" }.count == count / 2
+                && owners.filter { $0 == "\(h.prefix)-two" }.count == count / 2
+        }
+
+        /// Each person's events as one aggregator would publish them: all at booth-a, p1–p3 then
+        /// to booth-b, then p1 and p4 to booth-c, p2 and p5 gone, p3 and p6 staying.
+        static let expected = [
+            "p1": ["enter booth-a", "exit booth-a", "enter booth-b", "exit booth-b", "enter booth-c"],
+            "p2": ["enter booth-a", "exit booth-a", "enter booth-b", "exit booth-b"],
+            "p3": ["enter booth-a", "exit booth-a", "enter booth-b"],
+            "p4": ["enter booth-a", "exit booth-a", "enter booth-c"],
+            "p5": ["enter booth-a", "exit booth-a"],
+            "p6": ["enter booth-a"],
+        ]
+
+        /// Every published event stored once, the open sessions and the beacons' states as `expected` ends.
+        static func checkStored(_ bus: BusRecorder, _ h: PipelineHarness) async throws {
+            try await eventually(10, "every published event stored once") {
+                let published = Set(Self.events(bus, h).map(\.id))
+                let stored = (try? h.rows("SELECT id::text FROM presence.events")) ?? []
+                return stored.count == published.count && Set(stored) == published
+            }
+            #expect(try h.rows("SELECT user_key || ' ' || beacon_key FROM presence.sessions WHERE exited_at IS NULL ORDER BY 1")
+                == ["p1 booth-c", "p3 booth-b", "p4 booth-c", "p6 booth-a"])
+            try await bus.wait(10, for: "the beacons' states") { _ in
+                Self.listed(at: "booth-a", bus, h) == ["p6"] && Self.listed(at: "booth-b", bus, h) == ["p3"] && Self.listed(at: "booth-c", bus, h) == ["p1", "p4"]
+            }
         }
 
         /// Each shard's owner per `presencectl shards`.
@@ -57,24 +96,17 @@ extension EndToEndTests {
             let h = try PipelineHarness("failover")
             try Self.register(h)
             let bus = try await h.recorder()
-            func start(_ name: String, _ more: [String] = []) throws -> ChildProcess {
-                try ChildProcess.spawn(try PackagePaths.executable("presence-aggregator"),
-                                       ["--stats-interval", "1s", "--health-interval", "2s", "--log-level", "debug", "--client-id", "\(h.prefix)-\(name)",
-                                        "--state-dir", h.stateDirectory + "-" + name] + more, environment: h.environment)
-            }
             let port = try freePort()
-            let first = try start("one")
-            let second = try start("two", ["--http", "127.0.0.1:\(port)"])
-            try await eventually(20, "both aggregators owning half of the 8 shards") {
-                let owners = Self.owners(h)
-                return owners.count == 8 && owners.filter { $0 == "\(h.prefix)-one" }.count == 4 && owners.filter { $0 == "\(h.prefix)-two" }.count == 4
-            }
+            let first = try Self.start("one", h)
+            let second = try Self.start("two", h, ["--http", "127.0.0.1:\(port)"])
+            try await eventually(20, "both aggregators owning half of the 8 shards") { Self.halved(h, 8) }
 
             let publisher = try await h.publisher()
+            let eight = try Shards(count: 8)
             let people = AggregatorOutageTests.Whereabouts()
             let done = Flag()
             for person in Self.people { people.put(Self.tag(person), at: "node-a") }
-            let walking = AggregatorOutageTests.walk(publisher, h, people, shards: try Shards(count: 8), while: { !done.isSet })
+            let walking = AggregatorOutageTests.walk(publisher, h, people, shards: { eight }, while: { !done.isSet })
             try await bus.wait(20, for: "everyone at booth-a") { _ in Self.people.allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a"] } }
             // Each aggregator decides for its own shards' people; booth-a's state lists them all.
             try await bus.wait(10, for: "booth-a's state listing everyone") { _ in Self.listed(at: "booth-a", bus, h) == Self.people }
@@ -129,16 +161,8 @@ extension EndToEndTests {
             _ = try? await walking.value
             // Let anything doubled come out before judging.
             try await Task.sleep(for: .seconds(2))
-            let expected = [
-                "p1": ["enter booth-a", "exit booth-a", "enter booth-b", "exit booth-b", "enter booth-c"],
-                "p2": ["enter booth-a", "exit booth-a", "enter booth-b", "exit booth-b"],
-                "p3": ["enter booth-a", "exit booth-a", "enter booth-b"],
-                "p4": ["enter booth-a", "exit booth-a", "enter booth-c"],
-                "p5": ["enter booth-a", "exit booth-a"],
-                "p6": ["enter booth-a"],
-            ]
             for person in Self.people {
-                #expect(Self.lines(of: person, bus, h) == expected[person], "\(person): \(Self.lines(of: person, bus, h))")
+                #expect(Self.lines(of: person, bus, h) == Self.expected[person], "\(person): \(Self.lines(of: person, bus, h))")
             }
             // The exits of those who left are dated by their last sighting, not by the takeover. The
             // dead aggregator stored a present person's last sighting once it had moved 5 s (as for
@@ -148,18 +172,64 @@ extension EndToEndTests {
                 let last = people.lastHeard(Self.tag(person)) ?? 0
                 #expect(exit <= last + 3_000 && exit >= last - 6_500, "\(person) exit at \(exit), last heard \(last), left at \(leftAt), killed at \(killedAt), events \(Self.events(bus, h).filter { $0.user == person })")
             }
-            try await eventually(10, "every published event stored once") {
-                let published = Set(Self.events(bus, h).map(\.id))
-                let stored = (try? h.rows("SELECT id::text FROM presence.events")) ?? []
-                return stored.count == published.count && Set(stored) == published
-            }
-            #expect(try h.rows("SELECT user_key || ' ' || beacon_key FROM presence.sessions WHERE exited_at IS NULL ORDER BY 1")
-                == ["p1 booth-c", "p3 booth-b", "p4 booth-c", "p6 booth-a"])
-            try await bus.wait(10, for: "the beacons' states after the takeover") { _ in
-                Self.listed(at: "booth-a", bus, h) == ["p6"] && Self.listed(at: "booth-b", bus, h) == ["p3"] && Self.listed(at: "booth-c", bus, h) == ["p1", "p4"]
-            }
+            try await Self.checkStored(bus, h)
             #expect(second.poll() == nil, "the survivor died: \(second.stderr.suffix(2000))")
             #expect(await second.stop() == 0)
+            await publisher.stop()
+            await bus.stop()
+        }
+
+        /// The shard count the venue's retained configuration says, as scanners read it.
+        static func venueShards(_ bus: BusRecorder, _ h: PipelineHarness) -> Shards {
+            bus.messages.last { $0.topic == h.topics.config }.flatMap { VenueConfig(payload: $0.payload)?.shards } ?? .one
+        }
+
+        /// `presencectl shards --set` while two aggregators share the venue and people walk: nodes
+        /// split their batches anew, the aggregators share the new shards, and each person's events
+        /// are still those one aggregator would have published, whoever decides for them before,
+        /// during and after.
+        @Test func aNewShardCountWhileTwoAggregatorsRunReHomesPeopleWithoutASecondEnterOrALostExit() async throws {
+            let h = try PipelineHarness("rehome")
+            try Self.register(h, shards: 2)
+            let bus = try await h.recorder()
+            let first = try Self.start("one", h)
+            let second = try Self.start("two", h)
+            try await eventually(20, "each aggregator owning one of the 2 shards") { Self.halved(h, 2) }
+
+            let publisher = try await h.publisher()
+            let people = AggregatorOutageTests.Whereabouts()
+            let done = Flag()
+            for person in Self.people { people.put(Self.tag(person), at: "node-a") }
+            let walking = AggregatorOutageTests.walk(publisher, h, people, shards: { Self.venueShards(bus, h) }, while: { !done.isSet })
+            try await bus.wait(20, for: "everyone at booth-a") { _ in Self.people.allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a"] } }
+            for person in Self.people.prefix(3) { people.put(Self.tag(person), at: "node-b") }
+            try await bus.wait(20, for: "three moves to booth-b") { _ in
+                Self.people.prefix(3).allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a", "exit booth-a", "enter booth-b"] }
+            }
+
+            // Eight shards: p1 moves on and p2 leaves as the count changes; p4 and p5 once both own four.
+            try h.ctlOK("shards", "--set", "8")
+            people.put(Self.tag("p1"), at: "node-c")
+            people.put(Self.tag("p2"), at: nil)
+            try await eventually(20, "both aggregators owning half of the 8 shards") { Self.halved(h, 8) }
+            #expect(Self.venueShards(bus, h).count == 8, "the nodes were told")
+            people.put(Self.tag("p4"), at: "node-c")
+            people.put(Self.tag("p5"), at: nil)
+            try await bus.wait(40, for: "the moves to booth-c and the exits") { _ in
+                Self.lines(of: "p1", bus, h).last == "enter booth-c" && Self.lines(of: "p4", bus, h).last == "enter booth-c"
+                    && Self.lines(of: "p2", bus, h).last == "exit booth-b" && Self.lines(of: "p5", bus, h).last == "exit booth-a"
+            }
+            done.set()
+            _ = try? await walking.value
+            try await Task.sleep(for: .seconds(2))
+            for person in Self.people {
+                #expect(Self.lines(of: person, bus, h) == Self.expected[person], "\(person): \(Self.lines(of: person, bus, h))")
+            }
+            try await Self.checkStored(bus, h)
+            for aggregator in [first, second] {
+                #expect(aggregator.poll() == nil, "an aggregator died: \(aggregator.stderr.suffix(2000))")
+                #expect(await aggregator.stop() == 0)
+            }
             await publisher.stop()
             await bus.stop()
         }
