@@ -79,7 +79,9 @@ enum MemoryBenchmark {
         registry.devices.reserveCapacity(devices)
         for index in 0 ..< devices {
             registry.users["u-\(index)"] = Registry.User(key: "u-\(index)")
-            registry.devices[device(index)] = Registry.Device(identity: device(index), user: "u-\(index)", tx: -59)
+            // One string for the key and the identity, as the registry the aggregator loads has.
+            let identity = device(index)
+            registry.devices[identity] = Registry.Device(identity: identity, user: "u-\(index)", tx: -59)
         }
         return registry
     }
