@@ -76,34 +76,20 @@ struct LinkKey: Comparable, Sendable {
 }
 
 /// One (device, node, beacon) stream: its smoothed RSSI and what the observations said with it.
+/// Every decision reads the beacon and radius of every reading: they are read from the link's
+/// site, one of a description per node that stays in the cache, so the stream keeps no copy.
 struct Link: Sendable {
     /// What the registry says of the stream, as the latest observation carried it.
-    var observed: ObservedLink {
-        didSet {
-            beacon = observed.beacon
-            radius = observed.radius
-        }
-    }
+    var observed: ObservedLink
     var smoother: RSSISmoother
     var tx: Double
     var txKnown: Bool
-    /// The beacon and radius of `observed`, kept here because every decision reads them for every
-    /// reading: a look at `observed` itself is a cache miss per reading.
-    private(set) var beacon: String
-    private(set) var radius: Double?
 
-    init(observed: ObservedLink, smoother: RSSISmoother, tx: Double, txKnown: Bool) {
-        self.observed = observed
-        self.smoother = smoother
-        self.tx = tx
-        self.txKnown = txKnown
-        beacon = observed.beacon
-        radius = observed.radius
-    }
-
-    var device: String { observed.device }
-    var node: String { observed.node }
-    var venue: String? { observed.venue }
+    var beacon: String { observed.site.beacon }
+    var radius: Double? { observed.site.radius }
+    var device: String { observed.carried.identity }
+    var node: String { observed.site.node }
+    var venue: String? { observed.site.venue }
 
     var key: LinkKey { LinkKey(device: device, node: node, beacon: beacon) }
 

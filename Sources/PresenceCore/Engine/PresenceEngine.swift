@@ -22,7 +22,7 @@ public struct PresenceEngine: Sendable {
     /// went idle is free (an empty user key) until a new user takes it.
     var tracks: [UserTrack] = []
     var trackIndex: [String: Int] = [:]
-    /// Which slot each registry link's user was last found in, checked before `trackIndex`.
+    /// Which slot each registered device's user was last found in, checked before `trackIndex`.
     var slotCache = TrackSlotCache()
     var freeSlots: [Int] = []
     /// When each track next needs a look because time passes.
@@ -167,9 +167,10 @@ public struct PresenceEngine: Sendable {
 
     /// The track of the user `link` belongs to, created when first needed.
     mutating func trackIndex(for link: ObservedLink) -> Int {
-        if let slot = slotCache.slot(for: link), tracks.indices.contains(slot), tracks[slot].user == link.user { return slot }
-        let index = trackIndex(for: link.user)
-        slotCache.remember(link, slot: index)
+        let device = link.carried
+        if let slot = slotCache.slot(for: device), tracks.indices.contains(slot), tracks[slot].user == device.user { return slot }
+        let index = trackIndex(for: device.user)
+        slotCache.remember(device, slot: index)
         return index
     }
 
