@@ -62,8 +62,8 @@ extension PresenceEngine {
     private mutating func dropPending(where condition: (Observation) -> Bool) {
         var kept: [Pending] = []
         for entry in pending.unordered {
-            if let observation = waiting.peek(entry.slot), condition(observation) {
-                _ = waiting.take(entry.slot)
+            if let observation = waiting.peek(entry), condition(observation) {
+                _ = waiting.take(entry)
             } else {
                 kept.append(entry)
             }

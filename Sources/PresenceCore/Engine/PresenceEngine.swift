@@ -17,7 +17,6 @@ public struct PresenceEngine: Sendable {
     /// The observations one `advance` applies (kept to reuse its storage).
     private var due: [Pending] = []
     var waiting = PendingObservations()
-    var arrivals: UInt64 = 0
     /// Users being tracked, each in its slot for as long as it is tracked; a slot whose user
     /// went idle is free (an empty user key) until a new user takes it.
     var tracks: [UserTrack] = []
@@ -53,8 +52,7 @@ public struct PresenceEngine: Sendable {
 
     /// Takes an observation; it is applied when `advance` passes its time (at once if already passed).
     public mutating func ingest(_ observation: Observation) {
-        arrivals += 1
-        pending.insert(Pending(time: observation.time, arrival: arrivals, slot: waiting.store(observation)))
+        pending.insert(waiting.store(observation))
     }
 
     /// Processes everything up to `time` and returns the resulting events in order.
@@ -62,7 +60,7 @@ public struct PresenceEngine: Sendable {
         var events: [PresenceEvent] = []
         pending.takeDue(upTo: max(time, now), into: &due)
         for next in due {
-            guard var observation = waiting.take(next.slot) else { continue }
+            guard var observation = waiting.take(next) else { continue }
             if observation.time < now {
                 observation.time = now
                 statistics.late += 1
