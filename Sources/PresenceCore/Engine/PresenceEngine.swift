@@ -20,6 +20,9 @@ public struct PresenceEngine: Sendable {
     /// Users being tracked, each in its slot for as long as it is tracked; a slot whose user
     /// went idle is free (an empty user key) until a new user takes it.
     var tracks: [UserTrack] = []
+    /// How many users the registry holds (`setRegisteredUsers`): `tracks` grows to that many slots
+    /// at most rather than doubling past it, a slot being about 280 bytes.
+    var registeredUsers = 0
     var trackIndex: [String: Int] = [:]
     /// Which slot each registered device's user was last found in, checked before `trackIndex`.
     var slotCache = TrackSlotCache()
@@ -181,6 +184,9 @@ public struct PresenceEngine: Sendable {
             tracks[index] = UserTrack(user: user)
         } else {
             index = tracks.count
+            if tracks.count == tracks.capacity, tracks.count < registeredUsers {
+                tracks.reserveCapacity(min(max(2 * tracks.count, 16), registeredUsers))
+            }
             tracks.append(UserTrack(user: user))
             queuedForLook.append(false)
         }
