@@ -23,6 +23,12 @@ import Testing
         }
     }
 
+    @Test func ofAKeyGivenTwiceTheLaterValueStands() {
+        let table = IdentityTable([("node:a", 1), ("node:b", 2), ("node:a", 3)])
+        #expect(table.value(for: "node:a") == 3)
+        #expect(table.value(for: "node:b") == 2)
+    }
+
     @Test func anEmptyTableFindsNothing() {
         let table = IdentityTable<Int>([])
         #expect(Array("node:a".utf8).withUnsafeBytes { table.value(for: $0) } == nil)

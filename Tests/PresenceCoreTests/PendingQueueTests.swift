@@ -2,8 +2,9 @@ import Testing
 @testable import PresenceCore
 
 @Suite struct PendingQueueTests {
-    private func entry(_ time: Int64, _ arrival: UInt64) -> Pending {
-        Pending(time: time, arrival: arrival, slot: Int32(truncatingIfNeeded: arrival))
+    /// An entry whose slot is its arrival number.
+    private func entry(_ time: Int64, _ arrival: Int32) -> Pending {
+        Pending(time: time, slot: arrival)
     }
 
     @Test func takesWhatIsDueInTimeThenArrivalOrderAndKeepsTheRest() {
@@ -12,16 +13,16 @@ import Testing
         var shadow: [Pending] = []
         var due: [Pending] = []
         var bound: Int64 = 0
-        for arrival in 1 ... 5_000 as ClosedRange<UInt64> {
+        for arrival in 1 ... 5_000 as ClosedRange<Int32> {
             let value = entry(Int64(random.next() % 400) + bound - 100, arrival)
             queue.insert(value)
             shadow.append(value)
             if arrival % 50 == 0 {
                 bound += 20
                 queue.takeDue(upTo: bound, into: &due)
-                let expected = shadow.filter { $0.time <= bound }.sorted { ($0.time, $0.arrival) < ($1.time, $1.arrival) }
+                let expected = shadow.filter { $0.time <= bound }.sorted { ($0.time, $0.slot) < ($1.time, $1.slot) }
                 shadow.removeAll { $0.time <= bound }
-                #expect(due.map(\.arrival) == expected.map(\.arrival))
+                #expect(due.map(\.slot) == expected.map(\.slot))
                 #expect(queue.earliest == shadow.map(\.time).min())
             }
         }
@@ -37,6 +38,6 @@ import Testing
         queue.takeDue(upTo: Int64.min, into: &due)
         #expect(due.isEmpty)
         queue.takeDue(upTo: 45, into: &due)
-        #expect(due.map(\.arrival) == [2] && queue.earliest == 50)
+        #expect(due.map(\.slot) == [2] && queue.earliest == 50)
     }
 }

@@ -35,6 +35,22 @@ import Testing
         #expect(board.reading(of: "alice") == nil)
     }
 
+    @Test func forgettingAUserKeepsEveryOtherUsersPlaceAndReading() {
+        var board = PresenceBoard()
+        let users = ["alice", "bob", "carol", "dave"]
+        _ = board.record(users.enumerated().map { index, user in
+            var enter = event(.enter, user, "a", at: Int64(index))
+            enter.distance = Double(index)
+            return enter
+        })
+        _ = board.forget(user: "bob")
+        _ = board.record([event(.exit, "alice", "a", at: 9, .removed)])
+        #expect(board.place(of: "bob") == nil && board.place(of: "alice") == nil && board.reading(of: "bob") == nil)
+        #expect(board.present.map(\.user) == ["carol", "dave"] && Set(board.users) == ["carol", "dave"])
+        #expect(board.reading(of: "carol")?.distance == 2 && board.reading(of: "dave")?.distance == 3)
+        #expect(board.place(of: "dave")?.since == 3)
+    }
+
     @Test func restoringPublishesEveryBeaconAndResumedUser() {
         var board = PresenceBoard()
         let changes = board.restore([Presence(user: "alice", device: "d", beacon: "a", venue: "v", entered: 3, lastSeen: 4)], beacons: ["a", "b"])

@@ -22,45 +22,51 @@ public struct Presence: Sendable, Equatable {
     }
 }
 
-/// An observation waiting for the engine to reach its time (kept small for sorting: the
-/// observation itself waits in a slot); ties keep arrival order.
-struct Pending: Comparable, Sendable {
+/// An observation waiting for the engine to reach its time, kept small for sorting: the rest of
+/// the observation waits in a slot. `PendingQueue` keeps entries in arrival order, so that ties
+/// in time keep it without an arrival number.
+struct Pending: Sendable {
     var time: Int64
-    var arrival: UInt64
     var slot: Int32
-
-    static func < (lhs: Pending, rhs: Pending) -> Bool {
-        (lhs.time, lhs.arrival) < (rhs.time, rhs.arrival)
-    }
-
-    static func == (lhs: Pending, rhs: Pending) -> Bool {
-        lhs.time == rhs.time && lhs.arrival == rhs.arrival
-    }
 }
 
-/// The observations waiting in `Pending` entries, in reusable slots.
+/// The observations waiting in `Pending` entries, in reusable slots; the time stays in the entry.
 struct PendingObservations: Sendable {
-    private var slots: [Observation?] = []
+    /// An observation without its time.
+    private struct Waiting: Sendable {
+        var link: ObservedLink
+        var rssi: Double
+        var tx: Double
+        var txKnown: Bool
+    }
+
+    private var slots: [Waiting?] = []
     private var free: [Int32] = []
 
-    mutating func store(_ observation: Observation) -> Int32 {
+    /// Stores `observation` and returns its entry.
+    mutating func store(_ observation: Observation) -> Pending {
+        let waiting = Waiting(link: observation.link, rssi: observation.rssi, tx: observation.tx, txKnown: observation.txKnown)
         if let slot = free.popLast() {
-            slots[Int(slot)] = observation
-            return slot
+            slots[Int(slot)] = waiting
+            return Pending(time: observation.time, slot: slot)
         }
-        slots.append(observation)
-        return Int32(slots.count - 1)
+        slots.append(waiting)
+        return Pending(time: observation.time, slot: Int32(slots.count - 1))
     }
 
-    mutating func take(_ slot: Int32) -> Observation? {
-        var observation: Observation?
-        swap(&observation, &slots[Int(slot)])
-        free.append(slot)
-        return observation
+    mutating func take(_ entry: Pending) -> Observation? {
+        var waiting: Waiting?
+        swap(&waiting, &slots[Int(entry.slot)])
+        free.append(entry.slot)
+        return waiting.map { Self.observation($0, at: entry.time) }
     }
 
-    func peek(_ slot: Int32) -> Observation? {
-        slots[Int(slot)]
+    func peek(_ entry: Pending) -> Observation? {
+        slots[Int(entry.slot)].map { Self.observation($0, at: entry.time) }
+    }
+
+    private static func observation(_ waiting: Waiting, at time: Int64) -> Observation {
+        Observation(time: time, link: waiting.link, rssi: waiting.rssi, tx: waiting.tx, txKnown: waiting.txKnown)
     }
 }
 
@@ -76,34 +82,20 @@ struct LinkKey: Comparable, Sendable {
 }
 
 /// One (device, node, beacon) stream: its smoothed RSSI and what the observations said with it.
+/// Every decision reads the beacon and radius of every reading: they are read from the link's
+/// site, one of a description per node that stays in the cache, so the stream keeps no copy.
 struct Link: Sendable {
     /// What the registry says of the stream, as the latest observation carried it.
-    var observed: ObservedLink {
-        didSet {
-            beacon = observed.beacon
-            radius = observed.radius
-        }
-    }
+    var observed: ObservedLink
     var smoother: RSSISmoother
     var tx: Double
     var txKnown: Bool
-    /// The beacon and radius of `observed`, kept here because every decision reads them for every
-    /// reading: a look at `observed` itself is a cache miss per reading.
-    private(set) var beacon: String
-    private(set) var radius: Double?
 
-    init(observed: ObservedLink, smoother: RSSISmoother, tx: Double, txKnown: Bool) {
-        self.observed = observed
-        self.smoother = smoother
-        self.tx = tx
-        self.txKnown = txKnown
-        beacon = observed.beacon
-        radius = observed.radius
-    }
-
-    var device: String { observed.device }
-    var node: String { observed.node }
-    var venue: String? { observed.venue }
+    var beacon: String { observed.site.beacon }
+    var radius: Double? { observed.site.radius }
+    var device: String { observed.carried.identity }
+    var node: String { observed.site.node }
+    var venue: String? { observed.site.venue }
 
     var key: LinkKey { LinkKey(device: device, node: node, beacon: beacon) }
 

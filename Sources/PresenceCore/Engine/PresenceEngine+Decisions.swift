@@ -16,13 +16,13 @@ extension PresenceEngine {
         expireIfDue(&track, at: observation.time, events: &events)
         let settings = configuration.smoothing
         let linkIndex: Int
-        if let existing = track.links.firstIndex(where: { $0.observed === observation.link })
+        if let existing = track.links.firstIndex(where: { $0.observed.isIdentical(to: observation.link) })
             ?? track.links.firstIndex(where: { $0.observed.isSameStream(as: observation.link) }) {
             linkIndex = existing
             track.links[existing].smoother.update(rssi: observation.rssi, at: observation.time, settings: settings)
             track.links[existing].tx = observation.tx
             track.links[existing].txKnown = observation.txKnown
-            if track.links[existing].observed !== observation.link { track.links[existing].observed = observation.link }
+            if !track.links[existing].observed.isIdentical(to: observation.link) { track.links[existing].observed = observation.link }
         } else {
             track.links.append(Link(
                 observed: observation.link, smoother: RSSISmoother(rssi: observation.rssi, at: observation.time, settings: settings),

@@ -10,6 +10,11 @@ extension PresenceEngine {
         putTrack(&track, index)
     }
 
+    /// The registry holds `count` users: no more tracks are expected at once.
+    public mutating func setRegisteredUsers(_ count: Int) {
+        registeredUsers = count
+    }
+
     /// Takes the beacons' own settings and neighbours; every track is looked at again on the
     /// next `advance`, since what a move or a timeout needs may have changed.
     public mutating func setPlaces(_ places: PlacePolicies) {
@@ -62,8 +67,8 @@ extension PresenceEngine {
     private mutating func dropPending(where condition: (Observation) -> Bool) {
         var kept: [Pending] = []
         for entry in pending.unordered {
-            if let observation = waiting.peek(entry.slot), condition(observation) {
-                _ = waiting.take(entry.slot)
+            if let observation = waiting.peek(entry), condition(observation) {
+                _ = waiting.take(entry)
             } else {
                 kept.append(entry)
             }

@@ -17,12 +17,14 @@ public struct PresenceEngine: Sendable {
     /// The observations one `advance` applies (kept to reuse its storage).
     private var due: [Pending] = []
     var waiting = PendingObservations()
-    var arrivals: UInt64 = 0
     /// Users being tracked, each in its slot for as long as it is tracked; a slot whose user
     /// went idle is free (an empty user key) until a new user takes it.
     var tracks: [UserTrack] = []
+    /// How many users the registry holds (`setRegisteredUsers`): `tracks` grows to that many slots
+    /// at most rather than doubling past it, a slot being about 280 bytes.
+    var registeredUsers = 0
     var trackIndex: [String: Int] = [:]
-    /// Which slot each registry link's user was last found in, checked before `trackIndex`.
+    /// Which slot each registered device's user was last found in, checked before `trackIndex`.
     var slotCache = TrackSlotCache()
     var freeSlots: [Int] = []
     /// When each track next needs a look because time passes.
@@ -53,8 +55,7 @@ public struct PresenceEngine: Sendable {
 
     /// Takes an observation; it is applied when `advance` passes its time (at once if already passed).
     public mutating func ingest(_ observation: Observation) {
-        arrivals += 1
-        pending.insert(Pending(time: observation.time, arrival: arrivals, slot: waiting.store(observation)))
+        pending.insert(waiting.store(observation))
     }
 
     /// Processes everything up to `time` and returns the resulting events in order.
@@ -62,7 +63,7 @@ public struct PresenceEngine: Sendable {
         var events: [PresenceEvent] = []
         pending.takeDue(upTo: max(time, now), into: &due)
         for next in due {
-            guard var observation = waiting.take(next.slot) else { continue }
+            guard var observation = waiting.take(next) else { continue }
             if observation.time < now {
                 observation.time = now
                 statistics.late += 1
@@ -167,9 +168,10 @@ public struct PresenceEngine: Sendable {
 
     /// The track of the user `link` belongs to, created when first needed.
     mutating func trackIndex(for link: ObservedLink) -> Int {
-        if let slot = slotCache.slot(for: link), tracks.indices.contains(slot), tracks[slot].user == link.user { return slot }
-        let index = trackIndex(for: link.user)
-        slotCache.remember(link, slot: index)
+        let device = link.carried
+        if let slot = slotCache.slot(for: device), tracks.indices.contains(slot), tracks[slot].user == device.user { return slot }
+        let index = trackIndex(for: device.user)
+        slotCache.remember(device, slot: index)
         return index
     }
 
@@ -182,6 +184,9 @@ public struct PresenceEngine: Sendable {
             tracks[index] = UserTrack(user: user)
         } else {
             index = tracks.count
+            if tracks.count == tracks.capacity, tracks.count < registeredUsers {
+                tracks.reserveCapacity(min(max(2 * tracks.count, 16), registeredUsers))
+            }
             tracks.append(UserTrack(user: user))
             queuedForLook.append(false)
         }

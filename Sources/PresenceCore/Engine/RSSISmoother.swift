@@ -50,7 +50,6 @@ public struct RSSISmoother: Sendable, Equatable {
     /// Its variance, dB² (Kalman); for the other methods, the measurement noise.
     public private(set) var variance: Double
     public private(set) var lastTime: Int64
-    public private(set) var count: Int
     private var window: [Reading] = []
 
     private struct Reading: Sendable, Equatable {
@@ -64,7 +63,6 @@ public struct RSSISmoother: Sendable, Equatable {
         quick = rssi
         variance = settings.measurementNoise
         lastTime = time
-        count = 1
         if settings.method == .median { window = [Reading(time: time, rssi: rssi)] }
     }
 
@@ -96,6 +94,5 @@ public struct RSSISmoother: Sendable, Equatable {
             value = window.map(\.rssi).median() ?? value
         }
         lastTime = max(lastTime, time)
-        count += 1
     }
 }

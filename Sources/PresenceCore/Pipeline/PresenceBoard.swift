@@ -3,9 +3,8 @@
 /// and which retained states must be published again after some events.
 public struct PresenceBoard: Sendable {
     private var occupants: [String: Set<String>] = [:]
-    private var places: [String: UserState] = [:]
-    /// The distance and proximity of each present user's enter.
-    private var readings: [String: Reading] = [:]
+    /// Where each user is, with the distance and proximity of each present user's enter.
+    private var places = UserPlaces()
 
     /// How near an enter found its user.
     public struct Reading: Sendable, Equatable {
@@ -33,16 +32,16 @@ public struct PresenceBoard: Sendable {
     public mutating func restore(_ sessions: [Presence], beacons: [String]) -> Changes {
         for session in sessions {
             occupants[session.beacon, default: []].insert(session.user)
-            places[session.user] = UserState(user: session.user, beacon: session.beacon, venue: session.venue, since: session.entered)
+            places.update(UserState(user: session.user, beacon: session.beacon, venue: session.venue, since: session.entered))
         }
         var changes = Changes()
-        changes.users = places.keys.sorted().compactMap { places[$0] }
+        changes.users = places.users.sorted().compactMap { places.state(of: $0) }
         changes.beacons = Set(beacons).union(occupants.keys).sorted().map { BeaconState(beacon: $0, users: occupants[$0, default: []].sorted()) }
         return changes
     }
 
     /// The users the board holds a place of.
-    public var users: Dictionary<String, UserState>.Keys { places.keys }
+    public var users: Dictionary<String, Int32>.Keys { places.users }
 
     /// Who is at `beacon` now.
     public func state(of beacon: String) -> BeaconState {
@@ -56,17 +55,17 @@ public struct PresenceBoard: Sendable {
 
     /// Where `user` is (at no beacon since a time), nil when the board holds nothing of them.
     public func place(of user: String) -> UserState? {
-        places[user]
+        places.state(of: user)
     }
 
     /// The reading of the enter that put `user` where they are, if it was seen since the start.
     public func reading(of user: String) -> Reading? {
-        readings[user]
+        places.reading(of: user)
     }
 
     /// The users at a beacon, by key.
     public var present: [UserState] {
-        places.keys.sorted().compactMap { key in places[key].flatMap { $0.beacon == nil ? nil : $0 } }
+        places.users.sorted().compactMap { key in places.state(of: key).flatMap { $0.beacon == nil ? nil : $0 } }
     }
 
     /// Applies events in order: the final states of the users they touched, and the beacons they
@@ -81,24 +80,24 @@ public struct PresenceBoard: Sendable {
             switch event.kind {
             case .enter:
                 occupants[event.beacon, default: []].insert(event.user)
-                places[event.user] = UserState(user: event.user, beacon: event.beacon, venue: event.venue, since: event.at)
-                readings[event.user] = Reading(distance: event.distance, proximity: event.proximity)
+                places.update(UserState(user: event.user, beacon: event.beacon, venue: event.venue, since: event.at))
+                places.setReading(Reading(distance: event.distance, proximity: event.proximity), of: event.user)
                 cleared.remove(event.user)
             case .exit:
                 occupants[event.beacon]?.remove(event.user)
-                readings[event.user] = nil
+                places.setReading(nil, of: event.user)
                 if event.reason == .incognito || event.reason == .removed {
-                    places[event.user] = nil
+                    places.remove(event.user)
                     cleared.insert(event.user)
                 } else {
-                    places[event.user] = UserState(user: event.user, beacon: nil, venue: event.venue, since: event.at)
+                    places.update(UserState(user: event.user, beacon: nil, venue: event.venue, since: event.at))
                 }
             }
         }
         var changes = Changes()
         var seen: Set<String> = []
         for user in touchedUsers where seen.insert(user).inserted {
-            if let state = places[user] { changes.users.append(state) } else if cleared.contains(user) { changes.clearedUsers.append(user) }
+            if let state = places.state(of: user) { changes.users.append(state) } else if cleared.contains(user) { changes.clearedUsers.append(user) }
         }
         return (changes, touchedBeacons.sorted())
     }
@@ -106,21 +105,20 @@ public struct PresenceBoard: Sendable {
     /// Records where a present user is estimated to be; returns their state to publish again when
     /// the position moved by `threshold` metres or more, or changed floor (nil otherwise).
     public mutating func place(_ user: String, at position: Position, threshold: Double = 1) -> UserState? {
-        guard var state = places[user], state.beacon != nil else { return nil }
+        guard var state = places.state(of: user), state.beacon != nil else { return nil }
         if let previous = state.position {
             let moved = ((previous.x - position.x) * (previous.x - position.x) + (previous.y - position.y) * (previous.y - position.y)).squareRoot()
             guard moved >= threshold || previous.floor != position.floor else { return nil }
         }
         state.position = position
-        places[user] = state
+        places.update(state)
         return state
     }
 
     /// Forgets a user without an event (`presencectl user forget`); returns the states of the
     /// beacons that listed them, to publish again.
     public mutating func forget(user: String) -> [BeaconState] {
-        places[user] = nil
-        readings[user] = nil
+        places.remove(user)
         var changed: [BeaconState] = []
         for beacon in occupants.keys.sorted() where occupants[beacon]?.remove(user) != nil {
             changed.append(state(of: beacon))

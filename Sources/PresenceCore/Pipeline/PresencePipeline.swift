@@ -59,6 +59,7 @@ public struct PresencePipeline: Sendable {
         clock = start
         engine = PresenceEngine(configuration: configuration.engine, now: start - configuration.lateness)
         engine.setPlaces(PlacePolicies(registry: registry))
+        engine.setRegisteredUsers(registry.users.count)
     }
 
     /// Watches the fleet's health from `start` (ms, the wall clock) with `configuration`'s thresholds.
@@ -224,6 +225,7 @@ public struct PresencePipeline: Sendable {
         selfCalibration = selfCalibration?.carried(to: newRegistry, at: time)
         matcher = ObservationMatcher(registry: selfCalibration?.calibrated(newRegistry) ?? newRegistry)
         engine.setPlaces(PlacePolicies(registry: newRegistry))
+        engine.setRegisteredUsers(newRegistry.users.count)
         registeredNodes = Self.nodeKeys(of: newRegistry)
         nodeClocks = nodeClocks.filter { registeredNodes.contains($0.key) }
         engine.forgetNodes { !registeredNodes.contains($0) }

@@ -1,7 +1,8 @@
 /// "Device D of user U was heard near beacon B": a sighting matched to the registry, with
 /// everything the engine needs so that it never looks anything up itself. What the registry says
-/// of the stream (who, which node, which beacon, where) is one shared `ObservedLink`, so that an
-/// observation is small and copying it touches one reference count.
+/// of the stream (who, which node, which beacon, where) is an `ObservedLink`: two references to
+/// descriptions shared by every observation of the same device and of the same node, so that an
+/// observation is small and no text is copied per sighting.
 public struct Observation: Sendable, Equatable {
     /// When it was heard, ms since the Unix epoch (corrected node time).
     public var time: Int64
@@ -11,7 +12,7 @@ public struct Observation: Sendable, Equatable {
     public var tx: Double
     /// Whether `tx` came from the frame or the registry rather than the default.
     public var txKnown: Bool
-    /// The registry's side: shared by every observation of the same (device, node, beacon).
+    /// The registry's side: the same for every observation of the same (device, node, beacon).
     public var link: ObservedLink
 
     public var user: String { link.user }
@@ -41,47 +42,6 @@ public struct Observation: Sendable, Equatable {
                 rssi: Double, tx: Double, txKnown: Bool = true, radius: Double? = nil) {
         self.init(time: time, link: ObservedLink(user: user, device: device, beacon: beacon, venue: venue, node: node, radius: radius),
                   rssi: rssi, tx: tx, txKnown: txKnown)
-    }
-}
-
-/// One (device, node, beacon) radio link as the registry describes it: whose device, which node
-/// hears it near which beacon, the beacon's radius, and where the link's ends are. Immutable and
-/// shared: the matcher makes one per link and hands it to every observation of that link.
-public final class ObservedLink: Sendable, Equatable {
-    public let user: String
-    public let device: String
-    public let beacon: String
-    public let venue: String?
-    public let node: String
-    public let radius: Double?
-    /// Where the fixed end of the link is (the node hearing a tag, or the beacon a carried scanner hears).
-    public let anchor: Coordinates?
-    /// Where the beacon (the place) is.
-    public let place: Coordinates?
-    /// The user's home shard (`Registry.homeShards`): the aggregator that owns it decides for them.
-    public let shard: Int
-
-    public init(user: String, device: String, beacon: String, venue: String?, node: String, radius: Double? = nil,
-                anchor: Coordinates? = nil, place: Coordinates? = nil, shard: Int = 0) {
-        self.user = user
-        self.shard = shard
-        self.device = device
-        self.beacon = beacon
-        self.venue = venue
-        self.node = node
-        self.radius = radius
-        self.anchor = anchor
-        self.place = place
-    }
-
-    /// Whether `other` is the same stream (device, node and beacon), whatever else changed.
-    func isSameStream(as other: ObservedLink) -> Bool {
-        self === other || (node == other.node && beacon == other.beacon && device == other.device)
-    }
-
-    public static func == (lhs: ObservedLink, rhs: ObservedLink) -> Bool {
-        lhs === rhs || (lhs.user == rhs.user && lhs.device == rhs.device && lhs.beacon == rhs.beacon && lhs.venue == rhs.venue
-            && lhs.node == rhs.node && lhs.radius == rhs.radius && lhs.anchor == rhs.anchor && lhs.place == rhs.place && lhs.shard == rhs.shard)
     }
 }
 

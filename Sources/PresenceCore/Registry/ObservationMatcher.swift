@@ -3,8 +3,9 @@
 /// (`node:<key>`) hearing a beacon's radio identity or region (carried scanners, fixed beacons).
 /// Everything else is dropped with a reason; nothing about unregistered identities is kept.
 ///
-/// Each (device, node, beacon) link is described once, by an `ObservedLink` made the first time
-/// the link is heard and shared by its later observations: matching a sighting copies no text.
+/// Each registered device is described once (`ObservedDevice`), and so is each anchored node
+/// (`ObservedSite`): an observation's link holds the two, so matching a sighting copies no text
+/// and makes nothing, and nothing is kept per (device, node) pair.
 public struct ObservationMatcher: Sendable {
     /// Why a sighting became no observation.
     public enum Drop: String, Error, Sendable, CaseIterable {
@@ -26,29 +27,20 @@ public struct ObservationMatcher: Sendable {
         fileprivate let index: Int
         /// Added to every RSSI the node reports, dB.
         fileprivate let rssiOffset: Double
-        /// The beacon the node is anchored to, if any.
-        fileprivate let anchor: Anchor?
+        /// Where the tags it hears are, when it is anchored to a beacon.
+        fileprivate let site: ObservedSite?
         /// The device the node is registered as (`node:<key>`), if any.
         fileprivate let carrier: Int?
-        /// Whether `anchor` is set (asked for every sighting, without copying the anchor).
-        fileprivate let isAnchored: Bool
 
-        fileprivate init(key: String, index: Int, rssiOffset: Double, anchor: Anchor?, carrier: Int?) {
+        fileprivate init(key: String, index: Int, rssiOffset: Double, site: ObservedSite?, carrier: Int?) {
             self.key = key
             self.index = index
             self.rssiOffset = rssiOffset
-            self.anchor = anchor
+            self.site = site
             self.carrier = carrier
-            isAnchored = anchor != nil
         }
-    }
 
-    /// What an observation needs of a registered device.
-    private struct DeviceEntry: Sendable {
-        var identity: String
-        var user: String
-        /// The user's home shard.
-        var shard: Int
+        fileprivate var isAnchored: Bool { site != nil }
     }
 
     /// What an observation needs of a beacon a carried scanner can hear.
@@ -59,17 +51,9 @@ public struct ObservationMatcher: Sendable {
         var point: Coordinates?
     }
 
-    /// A node anchored to a beacon: what observations of the tags it hears need.
-    fileprivate struct Anchor: Sendable {
-        var beacon: String
-        var venue: String?
-        var radius: Double?
-        var anchor: Coordinates?
-        var place: Coordinates?
-    }
-
-    private let deviceEntries: [DeviceEntry]
-    /// Each device's registered tx power, by the index of its entry.
+    /// The registered devices, sorted by identity.
+    private let devices: [ObservedDevice]
+    /// Each device's registered tx power, by its index in `devices`.
     private let deviceTx: [Double?]
     private let deviceTable: IdentityTable<Int>
     private let nodes: [String: HearingNode]
@@ -79,14 +63,13 @@ public struct ObservationMatcher: Sendable {
     private let beaconTable: IdentityTable<Int>
     private let hasRegions: Bool
     private let incognitoUntil: [String: Int64]
-    /// The links heard so far, by node, side (device heard by an anchored node, or beacon heard
-    /// by a carried one) and device or beacon.
-    private var links: [UInt64: ObservedLink] = [:]
+    /// The sites of carried scanners hearing beacons, by node and beacon, made when first heard.
+    private var carriedSites: [UInt64: ObservedSite] = [:]
 
     public init(registry: Registry) {
         let sortedDevices = registry.devices.values.sorted { $0.identity < $1.identity }
         let homeShards = registry.homeShards()
-        deviceEntries = sortedDevices.map { DeviceEntry(identity: $0.identity, user: $0.user, shard: homeShards[$0.user] ?? 0) }
+        devices = sortedDevices.map { ObservedDevice(user: $0.user, identity: $0.identity, shard: homeShards[$0.user] ?? 0) }
         deviceTx = sortedDevices.map { $0.tx.map(Double.init) }
         deviceTable = IdentityTable(sortedDevices.enumerated().map { ($1.identity, $0) })
 
@@ -107,23 +90,23 @@ public struct ObservationMatcher: Sendable {
 
         var nodes: [String: HearingNode] = [:]
         for (index, node) in registry.nodes.values.sorted(by: { $0.key < $1.key }).enumerated() {
-            var anchor: Anchor?
+            var site: ObservedSite?
             if let key = node.beacon, let beacon = registry.beacons[key] {
                 let nodePoint = Coordinates(x: node.x, y: node.y, floor: node.floor ?? beacon.floor)
                 let beaconPoint = Coordinates(x: beacon.x, y: beacon.y, floor: beacon.floor ?? node.floor)
                 let ends = (nodePoint ?? beaconPoint).flatMap { point in (beaconPoint ?? nodePoint).map { (point, $0) } }
-                anchor = Anchor(beacon: beacon.key, venue: beacon.venue, radius: beacon.radius, anchor: ends?.0, place: ends?.1)
+                site = ObservedSite(beacon: beacon.key, venue: beacon.venue, node: node.key, radius: beacon.radius, anchor: ends?.0, place: ends?.1)
             }
             let carrier = deviceTable.value(for: "node:" + node.key)
-            if anchor != nil || carrier != nil {
-                nodes[node.key] = HearingNode(key: node.key, index: index, rssiOffset: node.rssiOffset, anchor: anchor, carrier: carrier)
+            if site != nil || carrier != nil {
+                nodes[node.key] = HearingNode(key: node.key, index: index, rssiOffset: node.rssiOffset, site: site, carrier: carrier)
             }
         }
         // A scanner registered as a device but not as a node still hears beacons, uncorrected.
         for (offset, (index, device)) in sortedDevices.enumerated().filter({ $0.1.identity.hasPrefix("node:") }).enumerated() {
             let key = String(device.identity.dropFirst(5))
             if nodes[key] == nil {
-                nodes[key] = HearingNode(key: key, index: registry.nodes.count + offset, rssiOffset: 0, anchor: nil, carrier: index)
+                nodes[key] = HearingNode(key: key, index: registry.nodes.count + offset, rssiOffset: 0, site: nil, carrier: index)
             }
         }
         self.nodes = nodes
@@ -174,57 +157,34 @@ public struct ObservationMatcher: Sendable {
         node.carrier != nil && (!node.isAnchored || device == nil)
     }
 
-    /// What a sighting matched: a registered device heard by an anchored node, or a beacon heard
-    /// by a carried one (indices into the entries).
-    private enum Heard {
-        case device(Int)
-        case beacon(Int)
-    }
-
+    /// The observation of a registered device (index into `devices`) heard by an anchored node,
+    /// or of a beacon (index into `beaconEntries`) heard by a carried one.
     private mutating func match(device index: Int?, beacon beaconIndex: Int?, heardBy node: HearingNode, rssi: Int, tx frameTx: Int?,
                                 time: Int64) -> Result<Observation, Drop> {
-        let heard: Heard
-        let key: UInt64
+        let link: ObservedLink
         let tx: Double?
-        if node.isAnchored, let index {
-            heard = .device(index)
-            key = UInt64(node.index) << 33 | UInt64(index)
+        if let site = node.site, let index {
+            link = ObservedLink(carried: devices[index], site: site)
             tx = deviceTx[index] ?? frameTx.map(Double.init)
-        } else if node.carrier != nil, let beaconIndex {
-            heard = .beacon(beaconIndex)
-            key = UInt64(node.index) << 33 | 1 << 32 | UInt64(beaconIndex)
+        } else if let carrier = node.carrier, let beaconIndex {
+            link = ObservedLink(carried: devices[carrier], site: site(ofBeacon: beaconIndex, heardBy: node))
             tx = beaconTx[beaconIndex] ?? frameTx.map(Double.init)
         } else {
             return .failure(.unregistered)
-        }
-        let link: ObservedLink
-        if let known = links[key] {
-            link = known
-        } else {
-            guard let made = newLink(heard, by: node) else { return .failure(.unregistered) }
-            link = made
-            links[key] = link
         }
         if isIncognito(link.user, at: time) { return .failure(.incognito) }
         return .success(Observation(time: time, link: link, rssi: Double(rssi) + node.rssiOffset, tx: tx ?? ObservationMatcher.defaultTx,
                                     txKnown: tx != nil))
     }
 
-    /// The description of a link heard for the first time.
-    private func newLink(_ heard: Heard, by node: HearingNode) -> ObservedLink? {
-        switch heard {
-        case .device(let index):
-            guard let anchor = node.anchor else { return nil }
-            let device = deviceEntries[index]
-            return ObservedLink(user: device.user, device: device.identity, beacon: anchor.beacon, venue: anchor.venue, node: node.key,
-                                radius: anchor.radius, anchor: anchor.anchor, place: anchor.place, shard: device.shard)
-        case .beacon(let index):
-            guard let carrier = node.carrier else { return nil }
-            let device = deviceEntries[carrier]
-            let beacon = beaconEntries[index]
-            return ObservedLink(user: device.user, device: device.identity, beacon: beacon.key, venue: beacon.venue, node: node.key,
-                                radius: beacon.radius, anchor: beacon.point, place: beacon.point, shard: device.shard)
-        }
+    /// Where a carried scanner hears beacon `index`: described the first time, then shared.
+    private mutating func site(ofBeacon index: Int, heardBy node: HearingNode) -> ObservedSite {
+        let key = UInt64(node.index) << 32 | UInt64(index)
+        if let known = carriedSites[key] { return known }
+        let beacon = beaconEntries[index]
+        let site = ObservedSite(beacon: beacon.key, venue: beacon.venue, node: node.key, radius: beacon.radius, anchor: beacon.point, place: beacon.point)
+        carriedSites[key] = site
+        return site
     }
 
     /// The beacon whose identity or region matches `identity` most specifically.
