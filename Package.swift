@@ -97,7 +97,7 @@ let package = Package(
             swiftSettings: strict),
 
         .executableTarget(
-            name: "presence-bench", dependencies: ["PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", log],
+            name: "presence-bench", dependencies: ["PresenceAggregator", "PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", log],
             path: "Benchmarks", swiftSettings: strict),
         // libFuzzer target over the frame parsers; scripts/fuzz.sh builds it with -sanitize=fuzzer,address.
         .executableTarget(name: "presence-fuzz", dependencies: ["PresenceCore"], path: "Fuzz", swiftSettings: strict),

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PresenceAggregator
 import PresenceCore
 
 /// What the aggregator's core holds per registered device (issue 20's target: at most 2 KiB), apart
@@ -56,7 +57,7 @@ enum MemoryBenchmark {
         }
         let present = (0 ..< nodes).reduce(0) { $0 + core.board.count(at: "booth-\($1)") }
         let withEveryone = residentBytes()
-        trimFreeMemory()
+        FreeMemory.giveBack()
         let trimmed = residentBytes()
 
         func perDevice(_ bytes: Int) -> String {
@@ -105,13 +106,6 @@ enum MemoryBenchmark {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
         return (Int(line.filter(\.isNumber)) ?? 0) * 1_024
-    }
-
-    /// Gives the free memory malloc keeps back to the system: `malloc_trim(0)`, looked up by name
-    /// because Swift's Glibc module leaves malloc.h out.
-    static func trimFreeMemory() {
-        guard let symbol = dlsym(nil, "malloc_trim") else { return }
-        _ = unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)(0)
     }
 
     static func megabytes(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }

@@ -78,6 +78,10 @@ final class DecisionLoop: Service {
                     inbox.tick(at: WallClock.milliseconds())
                 }
             }
+            group.addTask {
+                // What a burst left free goes back to the system once a minute, not at the next burst.
+                while (try? await Task.sleep(for: .seconds(60))) != nil { FreeMemory.giveBack() }
+            }
             await withGracefulShutdownHandler {
                 while let item = await inbox.next() {
                     switch item {

@@ -220,4 +220,38 @@ import Testing
         #expect(!String(decoding: forgotten.encoded(), as: UTF8.self).contains("7:1"))
         #expect(report.forgetting(["ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:7:2"]) == nil, "nothing to rewrite")
     }
+
+    /// A scanned identity as the pipeline hands it over: the matcher's device number, else its bytes.
+    static func heard(_ health: inout FleetHealth, _ identity: String, registry: Registry, at time: Int64) {
+        let payload = Array(identity.utf8)
+        let matcher = ObservationMatcher(registry: registry)
+        payload.withUnsafeBytes { bytes in
+            let span = TextSpan.bytes(0 ..< bytes.count)
+            health.heard(device: matcher.device(span, in: bytes), span, in: bytes, at: time, telemetry: nil)
+        }
+    }
+
+    @Test func aTagIsFoundByTheMatchersDeviceNumberAndABeaconByItsBytesAcrossRegistrySwaps() throws {
+        var health = Self.health()
+        Self.heard(&health, Self.tag, registry: Self.registry, at: Self.start + 1_000)
+        Self.heard(&health, Self.beaconID, registry: Self.registry, at: Self.start + 2_000)
+        Self.heard(&health, Self.scanner, registry: Self.registry, at: Self.start + 3_000)
+        var report = health.report(at: Self.start + 4_000)
+        #expect(report.tags.map { "\($0.identity) \($0.radio.lastHeard ?? 0)" } == ["\(Self.tag) \(Self.start + 1_000)"])
+        #expect(report.beacons.first { $0.key == "booth-a" }?.radio.lastHeard == Self.start + 2_000)
+        // Devices whose identities sort before the tag's renumber it: the new numbers still find it.
+        var more = Self.registry
+        for identity in ["eddystone:00000000000000000000:000000000001", "ibeacon:00000000-0000-0000-0000-000000000000:1:1"] {
+            more.devices[identity] = .init(identity: identity, user: "bob")
+        }
+        health.replaceRegistry(more, at: Self.start + 5_000)
+        Self.heard(&health, Self.tag, registry: more, at: Self.start + 6_000)
+        Self.heard(&health, "ibeacon:00000000-0000-0000-0000-000000000000:1:1", registry: more, at: Self.start + 7_000)
+        report = health.report(at: Self.start + 8_000)
+        #expect(report.tags.map { "\($0.identity) \($0.radio.lastHeard ?? 0)" }.sorted() == [
+            "eddystone:00000000000000000000:000000000001 0", "ibeacon:00000000-0000-0000-0000-000000000000:1:1 \(Self.start + 7_000)",
+            "\(Self.tag) \(Self.start + 6_000)",
+        ])
+        #expect(health.radio(for: Self.beaconID) != nil && health.radio(for: "mac:00:00:00:00:00:00") == nil)
+    }
 }

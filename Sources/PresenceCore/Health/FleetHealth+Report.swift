@@ -91,6 +91,7 @@ extension FleetHealth {
 
 extension FleetHealth.Radio {
     var reported: FleetReport.Radio {
-        FleetReport.Radio(lastHeard: lastHeard, batteryMillivolts: batteryMillivolts, batteryAt: batteryAt, temperature: temperature, uptime: uptime)
+        FleetReport.Radio(lastHeard: lastHeard, batteryMillivolts: telemetry.batteryMillivolts, batteryAt: telemetry.batteryAt,
+                          temperature: telemetry.temperature, uptime: telemetry.uptime)
     }
 }

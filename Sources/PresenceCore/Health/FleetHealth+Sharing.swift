@@ -34,7 +34,7 @@ extension FleetHealth {
         }
         guard let part = FleetPart(payload: payload) else { return false }
         for entry in part.radios {
-            guard let index = radioIndex.value(for: entry.identity), !radios[index].isIncognito(at: part.at) else { continue }
+            guard let index = radio(for: entry.identity), !radios[index].isIncognito(at: part.at) else { continue }
             radios[index].absorb(entry)
         }
         // One part per aggregator: no more of them than there can be shards to own.
@@ -74,10 +74,7 @@ extension FleetHealth.Radio {
     mutating func absorb(_ entry: FleetPart.Radio) {
         if let heard = entry.radio.lastHeard { lastHeard = max(lastHeard ?? heard, heard) }
         guard let batteryAt = entry.radio.batteryAt, self.batteryAt.map({ $0 < batteryAt }) ?? true else { return }
-        self.batteryAt = batteryAt
-        batteryMillivolts = entry.radio.batteryMillivolts
-        temperature = entry.radio.temperature
-        uptime = entry.radio.uptime
-        lowBattery = entry.lowBattery
+        telemetry = Telemetry(batteryMillivolts: entry.radio.batteryMillivolts, batteryAt: batteryAt, temperature: entry.radio.temperature,
+                              uptime: entry.radio.uptime, lowBattery: entry.lowBattery)
     }
 }

@@ -42,17 +42,42 @@ public struct FleetHealth: Sendable {
         /// Since when it is watched, ms: the start, or when the registry added it.
         var since: Int64
         var lastHeard: Int64?
-        var batteryMillivolts: Int?
-        var batteryAt: Int64?
-        var temperature: Double?
-        var uptime: Double?
-        var lowBattery = false
         /// Until when its user is incognito (tags); nothing is taken until then.
         var incognitoUntil: Int64?
+        /// Its last telemetry, kept apart (most tags never send any): a word per radio without.
+        private var sent: SentTelemetry?
 
         init(identity: String, since: Int64) {
             self.identity = identity
             self.since = since
+        }
+
+        /// What its last TLM said.
+        var telemetry: Telemetry {
+            get { sent?.telemetry ?? Telemetry() }
+            set { sent = SentTelemetry(newValue) }
+        }
+
+        var batteryMillivolts: Int? { sent?.telemetry.batteryMillivolts }
+        var batteryAt: Int64? { sent?.telemetry.batteryAt }
+        var lowBattery: Bool { sent?.telemetry.lowBattery ?? false }
+
+        /// A radio's last Eddystone TLM, as the health keeps it.
+        struct Telemetry: Sendable {
+            var batteryMillivolts: Int?
+            var batteryAt: Int64?
+            var temperature: Double?
+            var uptime: Double?
+            var lowBattery = false
+        }
+
+        /// Telemetry behind a reference, replaced whole on each change.
+        private final class SentTelemetry: Sendable {
+            let telemetry: Telemetry
+
+            init(_ telemetry: Telemetry) {
+                self.telemetry = telemetry
+            }
         }
 
         func isIncognito(at time: Int64) -> Bool {
@@ -87,8 +112,13 @@ public struct FleetHealth: Sendable {
     }
 
     public let configuration: Configuration
+    /// By identity.
     var radios: [Radio] = []
-    var radioIndex = IdentityTable<Int>([])
+    /// The radios of beacons, by identity; a tag's is found by its device's number.
+    var beaconRadios = IdentityTable<Int>([])
+    /// Each registered device's radio, by its number (`Registry.devicesInIdentityOrder`); -1 for a
+    /// scanner (`node:`), which is a node.
+    var deviceRadios: [Int32] = []
     /// Beacon keys with their radio, by key.
     var beacons: [(key: String, radio: Int)] = []
     /// Tags' radios, by identity.
@@ -112,22 +142,22 @@ public struct FleetHealth: Sendable {
         shardCount = registry.shards
         var old: [String: Radio] = [:]
         for radio in radios { old[radio.identity] = radio }
-        var identities = Set(registry.beacons.values.compactMap { beacon in beacon.identity.flatMap(Self.exactIdentity) })
-        let tagDevices = registry.devices.values.filter { !$0.identity.hasPrefix("node:") }
-        identities.formUnion(tagDevices.map(\.identity))
+        let beaconIdentities = Set(registry.beacons.values.compactMap { beacon in beacon.identity.flatMap(Self.exactIdentity) })
+        let devices = registry.devicesInIdentityOrder
+        let identities = beaconIdentities.union(devices.lazy.filter { !$0.identity.hasPrefix("node:") }.map(\.identity))
         radios = identities.sorted().map { identity in
             var radio = old[identity] ?? Radio(identity: identity, since: time)
             radio.incognitoUntil = nil
             return radio
         }
-        radioIndex = IdentityTable(radios.enumerated().map { ($1.identity, $0) })
+        beaconRadios = IdentityTable(beaconIdentities.compactMap { identity in radio(for: identity).map { (identity, $0) } })
         beacons = registry.beacons.values.compactMap { beacon in
-            beacon.identity.flatMap(Self.exactIdentity).flatMap { radioIndex.value(for: $0) }.map { (beacon.key, $0) }
+            beacon.identity.flatMap(Self.exactIdentity).flatMap { radio(for: $0) }.map { (beacon.key, $0) }
         }.sorted { $0.key < $1.key }
-        tags = tagDevices.compactMap { radioIndex.value(for: $0.identity) }.sorted()
-        for device in tagDevices {
-            guard let index = radioIndex.value(for: device.identity) else { continue }
-            radios[index].incognitoUntil = registry.users[device.user]?.incognitoUntil
+        deviceRadios = devices.map { device in device.identity.hasPrefix("node:") ? -1 : radio(for: device.identity).map(Int32.init) ?? -1 }
+        tags = deviceRadios.filter { $0 >= 0 }.map(Int.init).sorted()
+        for (number, device) in devices.enumerated() where deviceRadios[number] >= 0 {
+            radios[Int(deviceRadios[number])].incognitoUntil = registry.users[device.user]?.incognitoUntil
         }
 
         // Scanners registered as devices are carried by their user.
@@ -148,35 +178,57 @@ public struct FleetHealth: Sendable {
     /// A registered node heard `identity` at `time` (its corrected timestamp), with the
     /// telemetry the sighting carried: taken when the identity is a registered beacon's or tag's.
     public mutating func heard(_ identity: String, at time: Int64, telemetry: Telemetry?) {
-        guard let index = radioIndex.value(for: identity) else { return }
+        guard let index = radio(for: identity) else { return }
         heard(index, at: time, telemetry: telemetry)
     }
 
-    /// `heard(_:at:telemetry:)` for a scanned identity, looked up by its bytes in `payload`.
-    public mutating func heard(_ identity: TextSpan, in payload: UnsafeRawBufferPointer, at time: Int64, telemetry: Telemetry?) {
-        let index: Int? = switch identity {
-        case .bytes(let range): radioIndex.value(for: UnsafeRawBufferPointer(rebasing: payload[range]))
-        case .text(let text): radioIndex.value(for: text)
+    /// `heard(_:at:telemetry:)` for a scanned identity: the registered device numbered `device`
+    /// (`Registry.devicesInIdentityOrder`, as the observation matcher finds it), else a beacon's
+    /// identity looked up by its bytes in `payload`.
+    public mutating func heard(device: Int?, _ identity: TextSpan, in payload: UnsafeRawBufferPointer, at time: Int64, telemetry: Telemetry?) {
+        var index: Int?
+        if let device, deviceRadios.indices.contains(device), deviceRadios[device] >= 0 {
+            index = Int(deviceRadios[device])
+        } else {
+            index = switch identity {
+            case .bytes(let range): beaconRadios.value(for: UnsafeRawBufferPointer(rebasing: payload[range]))
+            case .text(let text): beaconRadios.value(for: text)
+            }
         }
         guard let index else { return }
         heard(index, at: time, telemetry: telemetry)
     }
 
+    /// The radio of `identity`, found by halving `radios` (sorted by identity): for the few lookups
+    /// by text, so that no second table of every tag's identity is kept beside the matcher's.
+    func radio(for identity: String) -> Int? {
+        var low = 0
+        var high = radios.count
+        while low < high {
+            let middle = (low + high) / 2
+            if radios[middle].identity < identity { low = middle + 1 } else { high = middle }
+        }
+        return low < radios.count && radios[low].identity == identity ? low : nil
+    }
+
     private mutating func heard(_ index: Int, at time: Int64, telemetry: Telemetry?) {
         if radios[index].isIncognito(at: time) { return }
         radios[index].lastHeard = max(radios[index].lastHeard ?? time, time)
-        guard let telemetry, !telemetry.encrypted, radios[index].batteryAt.map({ $0 <= time }) ?? true else { return }
+        guard let telemetry, !telemetry.encrypted, radios[index].batteryAt.map({ $0 <= time }) ?? true,
+              telemetry.batteryMillivolts != nil || telemetry.temperature != nil || telemetry.uptime != nil else { return }
+        var kept = radios[index].telemetry
         if let battery = telemetry.batteryMillivolts {
-            radios[index].batteryMillivolts = battery
-            radios[index].batteryAt = time
+            kept.batteryMillivolts = battery
+            kept.batteryAt = time
             if battery < configuration.lowBattery {
-                radios[index].lowBattery = true
+                kept.lowBattery = true
             } else if battery >= configuration.lowBattery + configuration.batteryHysteresis {
-                radios[index].lowBattery = false
+                kept.lowBattery = false
             }
         }
-        if let temperature = telemetry.temperature { radios[index].temperature = temperature }
-        if let uptime = telemetry.uptime { radios[index].uptime = uptime }
+        if let temperature = telemetry.temperature { kept.temperature = temperature }
+        if let uptime = telemetry.uptime { kept.uptime = uptime }
+        radios[index].telemetry = kept
     }
 
     /// A batch of `sightings` from registered `node` arrived at `time`; `clockOffset` is the

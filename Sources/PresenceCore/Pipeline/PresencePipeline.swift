@@ -114,8 +114,10 @@ public struct PresencePipeline: Sendable {
         let owned = owned
         for sighting in scanned {
             let time = min(TimeBounds.sum(sighting.ts, correction), arrival)
-            fleet?.heard(sighting.id, in: bytes, at: time, telemetry: sighting.telemetry(in: bytes))
-            switch matcher.match(sighting, in: bytes, heardBy: heardBy, time: time) {
+            // One lookup of the identity among the registered devices, for the health and the match.
+            let device = matcher.device(sighting.id, in: bytes)
+            fleet?.heard(device: device, sighting.id, in: bytes, at: time, telemetry: sighting.telemetry(in: bytes))
+            switch matcher.match(sighting, device: device, in: bytes, heardBy: heardBy, time: time) {
             case .success(let observation):
                 if let owned, !owned.contains(observation.link.shard) {
                     counters.otherShards += 1

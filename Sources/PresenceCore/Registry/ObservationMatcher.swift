@@ -67,7 +67,7 @@ public struct ObservationMatcher: Sendable {
     private var carriedSites: [UInt64: ObservedSite] = [:]
 
     public init(registry: Registry) {
-        let sortedDevices = registry.devices.values.sorted { $0.identity < $1.identity }
+        let sortedDevices = registry.devicesInIdentityOrder
         let homeShards = registry.homeShards()
         devices = sortedDevices.map { ObservedDevice(user: $0.user, identity: $0.identity, shard: homeShards[$0.user] ?? 0) }
         deviceTx = sortedDevices.map { $0.tx.map(Double.init) }
@@ -126,18 +126,22 @@ public struct ObservationMatcher: Sendable {
         return match(device: device, beacon: beacon, heardBy: heard, rssi: sighting.rssi, tx: sighting.tx, time: time)
     }
 
+    /// The number of the registered device a scanned identity names (its place in
+    /// `Registry.devicesInIdentityOrder`), looked up by its bytes in `payload`.
+    public func device(_ identity: TextSpan, in payload: UnsafeRawBufferPointer) -> Int? {
+        switch identity {
+        case .bytes(let range): deviceTable.value(for: UnsafeRawBufferPointer(rebasing: payload[range]))
+        case .text(let text): deviceTable.value(for: text)
+        }
+    }
+
     /// The observation a scanned sighting heard by `node` makes, at `time` (its corrected
-    /// timestamp); its identity is looked up by its bytes in `payload`.
-    public mutating func match(_ sighting: SightingBatchDecoder.Scanned, in payload: UnsafeRawBufferPointer, heardBy node: HearingNode?,
+    /// timestamp); `device` is the registered device its identity names (`device(_:in:)`), and
+    /// a beacon's identity is looked up by its bytes in `payload`.
+    public mutating func match(_ sighting: SightingBatchDecoder.Scanned, device: Int?, in payload: UnsafeRawBufferPointer, heardBy node: HearingNode?,
                                time: Int64) -> Result<Observation, Drop> {
         guard let node else { return .failure(.unknownNode) }
-        var device: Int?
-        if node.isAnchored {
-            switch sighting.id {
-            case .bytes(let range): device = deviceTable.value(for: UnsafeRawBufferPointer(rebasing: payload[range]))
-            case .text(let text): device = deviceTable.value(for: text)
-            }
-        }
+        let device = node.isAnchored ? device : nil
         var beacon: Int?
         if needsBeacon(node, device: device) {
             switch sighting.id {

@@ -14,6 +14,12 @@ public struct Registry: Sendable, Equatable {
     /// The venue's shard count (`presence.settings`), which nodes read on `{p}/v1/config`.
     public var shards = Shards.one
 
+    /// The devices in the order of their identities: a device's position here is its number for
+    /// the observation matcher and the fleet's health alike.
+    public var devicesInIdentityOrder: [Device] {
+        devices.values.sorted { $0.identity < $1.identity }
+    }
+
     /// Each user's home shard: the lowest shard of their devices, so that one aggregator decides
     /// for all of a user's devices. Users without a device are on no shard.
     public func homeShards() -> [String: Int] {
