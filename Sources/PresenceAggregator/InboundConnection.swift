@@ -53,7 +53,7 @@ final class InboundConnection: Service {
                 for filter in followed { try client.unsubscribe(filter) }
             }
         } catch {
-            logger.warning("cannot follow the other aggregators' user states", metadata: ["error": "\(error)"])
+            logger.warning("cannot follow the other aggregators' states, health parts and events", metadata: ["error": "\(error)"])
         }
     }
 

@@ -54,6 +54,40 @@ extension EndToEndTests {
             "p6": ["enter booth-a"],
         ]
 
+        /// Everyone placed at node a and walking (as the venue's nodes hear them, in `shards`' parts),
+        /// until all are entered at booth-a.
+        static func startWalk(_ publisher: MQTTClient, _ h: PipelineHarness, _ bus: BusRecorder, shards: @escaping @Sendable () -> Shards,
+                              while keepGoing: @escaping @Sendable () -> Bool) async throws -> (AggregatorOutageTests.Whereabouts, Task<Void, any Error>) {
+            let people = AggregatorOutageTests.Whereabouts()
+            for person in Self.people { people.put(Self.tag(person), at: "node-a") }
+            let walking = AggregatorOutageTests.walk(publisher, h, people, shards: shards, while: keepGoing)
+            try await bus.wait(20, for: "everyone at booth-a") { _ in Self.people.allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a"] } }
+            return (people, walking)
+        }
+
+        /// p1–p3 move to booth-b, until their moves are published.
+        static func moveHalfToBoothB(_ people: AggregatorOutageTests.Whereabouts, _ bus: BusRecorder, _ h: PipelineHarness) async throws {
+            for person in Self.people.prefix(3) { people.put(Self.tag(person), at: "node-b") }
+            try await bus.wait(20, for: "three moves to booth-b") { _ in
+                Self.people.prefix(3).allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a", "exit booth-a", "enter booth-b"] }
+            }
+        }
+
+        /// Once p1 and p4 are at booth-c and p2 and p5 gone, the walk stops and, anything doubled
+        /// given time to come out, each person's events must be `expected`.
+        static func finishWalk(_ walking: Task<Void, any Error>, _ done: Flag, _ bus: BusRecorder, _ h: PipelineHarness) async throws {
+            try await bus.wait(40, for: "the moves to booth-c and the exits") { _ in
+                Self.lines(of: "p1", bus, h).last == "enter booth-c" && Self.lines(of: "p4", bus, h).last == "enter booth-c"
+                    && Self.lines(of: "p2", bus, h).last == "exit booth-b" && Self.lines(of: "p5", bus, h).last == "exit booth-a"
+            }
+            done.set()
+            _ = try? await walking.value
+            try await Task.sleep(for: .seconds(2))
+            for person in Self.people {
+                #expect(Self.lines(of: person, bus, h) == Self.expected[person], "\(person): \(Self.lines(of: person, bus, h))")
+            }
+        }
+
         /// Every published event stored once, the open sessions and the beacons' states as `expected` ends.
         static func checkStored(_ bus: BusRecorder, _ h: PipelineHarness) async throws {
             try await eventually(10, "every published event stored once") {
@@ -103,11 +137,8 @@ extension EndToEndTests {
 
             let publisher = try await h.publisher()
             let eight = try Shards(count: 8)
-            let people = AggregatorOutageTests.Whereabouts()
             let done = Flag()
-            for person in Self.people { people.put(Self.tag(person), at: "node-a") }
-            let walking = AggregatorOutageTests.walk(publisher, h, people, shards: { eight }, while: { !done.isSet })
-            try await bus.wait(20, for: "everyone at booth-a") { _ in Self.people.allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a"] } }
+            let (people, walking) = try await Self.startWalk(publisher, h, bus, shards: { eight }, while: { !done.isSet })
             // Each aggregator decides for its own shards' people; booth-a's state lists them all.
             try await bus.wait(10, for: "booth-a's state listing everyone") { _ in Self.listed(at: "booth-a", bus, h) == Self.people }
             // One venue report (from the owner of shard 0) names every tag heard, with both parts read.
@@ -129,10 +160,7 @@ extension EndToEndTests {
             let validation = try AggregatorStatsSchemaTests.validate(parts.map { String(decoding: $0.payload, as: UTF8.self) }, topic: h.topics.healthPart("x"))
             #expect(validation.status == 0 && validation.output.contains("health=\(parts.count)"), "\(validation.output)")
             // Half of them move to booth-b; once that is published and stored, the first aggregator dies.
-            for person in Self.people.prefix(3) { people.put(Self.tag(person), at: "node-b") }
-            try await bus.wait(20, for: "three moves to booth-b") { _ in
-                Self.people.prefix(3).allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a", "exit booth-a", "enter booth-b"] }
-            }
+            try await Self.moveHalfToBoothB(people, bus, h)
             try await eventually(10, "the moves stored") {
                 (try? h.rows("SELECT count(*) FROM presence.sessions WHERE exited_at IS NULL AND beacon_key = 'booth-b'")) == ["3"]
             }
@@ -153,17 +181,7 @@ extension EndToEndTests {
             for person in ["p1", "p4"] { people.put(Self.tag(person), at: "node-c") }
             for person in ["p2", "p5"] { people.put(Self.tag(person), at: nil) }
             let leftAt = nowMilliseconds()
-            try await bus.wait(40, for: "the moves to booth-c and the exits") { _ in
-                Self.lines(of: "p1", bus, h).last == "enter booth-c" && Self.lines(of: "p4", bus, h).last == "enter booth-c"
-                    && Self.lines(of: "p2", bus, h).last == "exit booth-b" && Self.lines(of: "p5", bus, h).last == "exit booth-a"
-            }
-            done.set()
-            _ = try? await walking.value
-            // Let anything doubled come out before judging.
-            try await Task.sleep(for: .seconds(2))
-            for person in Self.people {
-                #expect(Self.lines(of: person, bus, h) == Self.expected[person], "\(person): \(Self.lines(of: person, bus, h))")
-            }
+            try await Self.finishWalk(walking, done, bus, h)
             // The exits of those who left are dated by their last sighting, not by the takeover. The
             // dead aggregator stored a present person's last sighting once it had moved 5 s (as for
             // a restart), so one who leaves just after it died may be dated up to that much early.
@@ -197,15 +215,9 @@ extension EndToEndTests {
             try await eventually(20, "each aggregator owning one of the 2 shards") { Self.halved(h, 2) }
 
             let publisher = try await h.publisher()
-            let people = AggregatorOutageTests.Whereabouts()
             let done = Flag()
-            for person in Self.people { people.put(Self.tag(person), at: "node-a") }
-            let walking = AggregatorOutageTests.walk(publisher, h, people, shards: { Self.venueShards(bus, h) }, while: { !done.isSet })
-            try await bus.wait(20, for: "everyone at booth-a") { _ in Self.people.allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a"] } }
-            for person in Self.people.prefix(3) { people.put(Self.tag(person), at: "node-b") }
-            try await bus.wait(20, for: "three moves to booth-b") { _ in
-                Self.people.prefix(3).allSatisfy { Self.lines(of: $0, bus, h) == ["enter booth-a", "exit booth-a", "enter booth-b"] }
-            }
+            let (people, walking) = try await Self.startWalk(publisher, h, bus, shards: { Self.venueShards(bus, h) }, while: { !done.isSet })
+            try await Self.moveHalfToBoothB(people, bus, h)
 
             // Eight shards: p1 moves on and p2 leaves as the count changes; p4 and p5 once both own four.
             try h.ctlOK("shards", "--set", "8")
@@ -215,16 +227,7 @@ extension EndToEndTests {
             #expect(Self.venueShards(bus, h).count == 8, "the nodes were told")
             people.put(Self.tag("p4"), at: "node-c")
             people.put(Self.tag("p5"), at: nil)
-            try await bus.wait(40, for: "the moves to booth-c and the exits") { _ in
-                Self.lines(of: "p1", bus, h).last == "enter booth-c" && Self.lines(of: "p4", bus, h).last == "enter booth-c"
-                    && Self.lines(of: "p2", bus, h).last == "exit booth-b" && Self.lines(of: "p5", bus, h).last == "exit booth-a"
-            }
-            done.set()
-            _ = try? await walking.value
-            try await Task.sleep(for: .seconds(2))
-            for person in Self.people {
-                #expect(Self.lines(of: person, bus, h) == Self.expected[person], "\(person): \(Self.lines(of: person, bus, h))")
-            }
+            try await Self.finishWalk(walking, done, bus, h)
             try await Self.checkStored(bus, h)
             for aggregator in [first, second] {
                 #expect(aggregator.poll() == nil, "an aggregator died: \(aggregator.stderr.suffix(2000))")

@@ -125,6 +125,26 @@ import Testing
         #expect((firstEvents + secondEvents).sorted { $0.id < $1.id } == wholeEvents.sorted { $0.id < $1.id })
     }
 
+    /// The retained states of `user` that `actions` publish, brought to `core` as the broker would;
+    /// what `core` does about them.
+    static func forwardState(of user: String, in actions: [AggregatorCore.Action], to core: inout AggregatorCore, at time: Int64) -> [AggregatorCore.Action] {
+        var done: [AggregatorCore.Action] = []
+        for case .record(.decided(let decided)) in actions {
+            for message in decided.messages where message.topic == topics.userState(user) {
+                done += AggregatorCoreTests.receive(&core, message.topic, message.payload, at: time)
+            }
+        }
+        return done
+    }
+
+    /// Whether `actions` publish a state of `user`.
+    static func published(stateOf user: String, in actions: [AggregatorCore.Action]) -> Bool {
+        actions.contains { action in
+            guard case .record(.decided(let decided)) = action else { return false }
+            return decided.messages.contains { $0.topic == topics.userState(user) }
+        }
+    }
+
     /// Each aggregator's events reach the other (twice: QoS 1 may bring one again), and its own come back.
     static func exchangeEvents(_ actions: [AggregatorCore.Action], from: inout AggregatorCore, to: inout AggregatorCore, at time: Int64) -> [PageUpdate] {
         var updates: [PageUpdate] = []
@@ -168,30 +188,23 @@ import Testing
         var other = core(owning: [Self.shards.shard(of: bobTag)])
         var published: [String] = []
         var otherPublished: [String] = []
-        var bobState: UserState?
+        var bobPublished = false
         var feedUpdates: [PageUpdate] = []
         for t in stride(from: Self.start, to: Self.start + 10_000, by: 500) {
             let batch = SightingBatch(node: "node-a", seq: t, sent: t, sightings: [aliceTag, bobTag].map { Sighting(ts: t, id: $0, rssi: -58, tx: -59) })
             let leaderActions = AggregatorCoreTests.receive(&leader, Self.topics.sightings(node: "node-a"), batch.encoded(), at: t + 50)
             feedUpdates += Self.exchangeEvents(leaderActions, from: &leader, to: &other, at: t + 60)
             published += beaconStates(leaderActions)
-            for case .record(.decided(let decided)) in leaderActions {
-                for message in decided.messages where message.topic == Self.topics.userState("alice") {
-                    otherPublished += beaconStates(AggregatorCoreTests.receive(&other, message.topic, message.payload, at: t + 60))
-                }
-            }
+            otherPublished += beaconStates(Self.forwardState(of: "alice", in: leaderActions, to: &other, at: t + 60))
             let actions = AggregatorCoreTests.receive(&other, Self.topics.sightings(node: "node-a"), batch.encoded(), at: t + 50)
             feedUpdates += Self.exchangeEvents(actions, from: &other, to: &leader, at: t + 60)
             otherPublished += beaconStates(actions)
             // What the other aggregator publishes of bob reaches the leader, as the broker would bring it.
-            for case .record(.decided(let decided)) in actions {
-                for message in decided.messages where message.topic == Self.topics.userState("bob") {
-                    published += beaconStates(AggregatorCoreTests.receive(&leader, message.topic, message.payload, at: t + 60))
-                    bobState = bobState ?? UserState(user: "bob", beacon: "a", venue: "expo", since: 0)
-                }
-            }
+            let forwarded = Self.forwardState(of: "bob", in: actions, to: &leader, at: t + 60)
+            published += beaconStates(forwarded)
+            bobPublished = bobPublished || Self.published(stateOf: "bob", in: actions)
         }
-        #expect(bobState != nil, "the other aggregator entered bob")
+        #expect(bobPublished, "the other aggregator entered bob")
         #expect(otherPublished.isEmpty, "only the owner of shard 0 publishes beacon states: \(otherPublished)")
         published += beaconStates(leader.tick(at: Self.start + 12_000))
         #expect(published.last { $0.hasPrefix("a ") }?.contains(#""users":["alice","bob"]"#) == true, "\(published)")
