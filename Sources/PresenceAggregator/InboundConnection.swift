@@ -5,7 +5,8 @@ import ServiceLifecycle
 import Synchronization
 
 /// The connections that receive what the decision loop decides from, straight into its inbox: one
-/// for the nodes' status and stats (every aggregator hears every node), and one per shard this
+/// for the nodes' status and stats and the foreign nodes' reports (every aggregator hears every
+/// node), and one per shard this
 /// aggregator owns for that shard's sightings, in a broker session named after the shard
 /// (`AggregatorConfiguration.shardClientID`), persistent, so that the broker keeps a shard's
 /// sightings while nobody owns it (a restart, a takeover) for whoever takes it next. They connect
@@ -26,6 +27,9 @@ final class InboundConnection: Service {
         let topics = configuration.topics
         var mqtt = Self.session(configuration, clientID: configuration.effectiveClientID, inbox: inbox, logger: logger)
         mqtt.subscriptions = [MQTTSubscription(topics.allNodeStatuses, qos: 1), MQTTSubscription(topics.allNodeStats, qos: 0)]
+        // Foreign nodes publish at QoS 0, and cannot split their reports by shard: every aggregator
+        // hears them all and decides for its own shards' users.
+        mqtt.subscriptions += configuration.core.foreign.subscriptions.map { MQTTSubscription($0, qos: 0) }
         client = try MQTTClient(configuration: mqtt, logger: logger)
         self.configuration = configuration
         self.inbox = inbox

@@ -32,6 +32,7 @@ public struct Migration: Sendable {
         Migration(version: 14, name: "settings", sql: String(decoding: PackageResources.v014_settings_sql, as: UTF8.self)),
         Migration(version: 15, name: "monthly_partitions", sql: String(decoding: PackageResources.v015_monthly_partitions_sql, as: UTF8.self)),
         Migration(version: 16, name: "shard_owners", sql: String(decoding: PackageResources.v016_shard_owners_sql, as: UTF8.self)),
+        Migration(version: 17, name: "foreign_identities", sql: String(decoding: PackageResources.v017_foreign_identities_sql, as: UTF8.self)),
     ]
 }
 

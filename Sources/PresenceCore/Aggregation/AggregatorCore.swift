@@ -50,6 +50,9 @@ public struct AggregatorCore: Sendable {
         /// This aggregator's name among those sharing the venue (its client id, made a topic level):
         /// its part of the fleet's health goes out on `{p}/v1/health/parts/{name}`.
         public var name = "presence-aggregator"
+        /// The foreign nodes read beside the contract's (`--espresense`, `--openmqttgateway`,
+        /// `--theengs`); none by default.
+        public var foreign = ForeignTopics()
 
         public init() {}
     }
@@ -166,7 +169,8 @@ public struct AggregatorCore: Sendable {
     }
 
     /// A message arrived at `receivedAt` (wall clock, ms) on `topic`: sightings, a node's status
-    /// or its stats; anything else is ignored, and so is everything once finished.
+    /// or its stats, a foreign node's report or status (`configuration.foreign`); anything else is
+    /// ignored, and so is everything once finished.
     public mutating func receive(topic: String, payload: UnsafeRawBufferPointer, at receivedAt: Int64) -> [Action] {
         precondition(state != .starting, "resume(at:) comes before the first message")
         guard state != .finished else { return [] }
@@ -186,6 +190,10 @@ public struct AggregatorCore: Sendable {
             if name != configuration.name, pipeline.absorbHealth(part: payload, from: String(name)) == false {
                 warn("health-part", "ignored another aggregator's health part that is not one", [:], at: receivedAt, into: &actions)
             }
+            return actions
+        }
+        if !configuration.foreign.isEmpty, let message = configuration.foreign.message(in: topic) {
+            receiveForeign(message, payload: payload, at: receivedAt, into: &actions)
             return actions
         }
         switch Topics.nodeMessage(in: topic) {

@@ -1,6 +1,7 @@
 /// A canonical radio identity, as the contract spells it: `ibeacon:<uuid>:<major>:<minor>`,
-/// `altbeacon:<uuid>:<id2>:<id3>`, `eddystone:<namespace>:<instance>`, `mac:<address>` or
-/// `node:<key>`; or a region above beacons (`ibeacon:<uuid>`, `ibeacon:<uuid>:<major>`, likewise for
+/// `altbeacon:<uuid>:<id2>:<id3>`, `eddystone:<namespace>:<instance>`, `mac:<address>`,
+/// `node:<key>` or `espresense:<id>` (an ESPresense node's id for a device that carries no
+/// identity of the other kinds, such as `irk:…` or `apple:…`, as the node writes it); or a region above beacons (`ibeacon:<uuid>`, `ibeacon:<uuid>:<major>`, likewise for
 /// AltBeacon, and `eddystone:<namespace>`). Hex is lower case; numbers are decimal without leading zeros.
 public struct Identity: Hashable, Sendable, CustomStringConvertible {
     /// The canonical text.
@@ -11,7 +12,7 @@ public struct Identity: Hashable, Sendable, CustomStringConvertible {
 
     /// The families of identities.
     public enum Kind: String, Sendable, CaseIterable {
-        case ibeacon, altbeacon, eddystone, mac, node
+        case ibeacon, altbeacon, eddystone, mac, node, espresense
     }
 
     public var description: String { text }
@@ -21,7 +22,7 @@ public struct Identity: Hashable, Sendable, CustomStringConvertible {
     public init(parsing input: String, allowRegion: Bool = false, allowNode: Bool = true) throws(ValueError) {
         let parts = input.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         guard let scheme = parts.first.flatMap({ Kind(rawValue: $0.lowercased()) }) else {
-            throw ValueError("identity '\(input)' is not valid: expected ibeacon:, altbeacon:, eddystone:, mac: or node: followed by its fields")
+            throw ValueError("identity '\(input)' is not valid: expected ibeacon:, altbeacon:, eddystone:, mac:, node: or espresense: followed by its fields")
         }
         let fields = Array(parts.dropFirst())
         var canonical: [String] = [scheme.rawValue]
@@ -52,6 +53,13 @@ public struct Identity: Hashable, Sendable, CustomStringConvertible {
             for field in fields {
                 canonical.append(try Identity.hex(field, digits: 2, name: "address byte", in: input))
             }
+            isRegion = false
+        case .espresense:
+            let id = fields.joined(separator: ":")
+            guard Identity.isForeignID(id.utf8) else {
+                throw ValueError("identity '\(input)' is not valid: expected espresense:<id>, the id as an ESPresense node reports it (1 to \(Identity.maximumForeignID) printable ASCII characters, no spaces)")
+            }
+            canonical.append(id)
             isRegion = false
         case .node:
             guard allowNode else {
@@ -88,6 +96,15 @@ public struct Identity: Hashable, Sendable, CustomStringConvertible {
             regions.append(String(current))
         }
         return regions
+    }
+
+    /// The longest foreign id an `espresense:` identity carries, in bytes.
+    public static let maximumForeignID = 128
+
+    /// Whether `bytes` can be a foreign id: 1 to `maximumForeignID` printable ASCII characters
+    /// (`!` to `~`), kept as the foreign system wrote them.
+    public static func isForeignID(_ bytes: some Collection<UInt8>) -> Bool {
+        (1 ... maximumForeignID).contains(bytes.count) && bytes.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
     }
 
     private static func uuid(_ field: String, in input: String) throws(ValueError) -> String {

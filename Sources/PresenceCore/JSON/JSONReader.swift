@@ -387,6 +387,14 @@ public struct JSONReader {
         try skipValue(depth: 0)
     }
 
+    /// Skips one value like `skipValue()`, also taking the bare `nan`, `-nan`, `inf` and `-inf`
+    /// that some firmwares print for a float that is not a number (ESPresense's distances): not
+    /// JSON, but what those nodes publish.
+    public mutating func skipValueAllowingNonFinite() throws(Failure) {
+        for literal: StaticString in ["nan", "-nan", "inf", "-inf"] where consume(literal) { return }
+        try skipValue(depth: 0)
+    }
+
     private mutating func skipValue(depth: Int) throws(Failure) {
         guard depth < maximumDepth else { throw fail("nesting deeper than \(maximumDepth)") }
         switch try peekKind() {

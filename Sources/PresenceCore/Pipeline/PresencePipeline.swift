@@ -23,27 +23,29 @@ public struct PresencePipeline: Sendable {
     }
 
     public let configuration: Configuration
-    public private(set) var engine: PresenceEngine
+    public internal(set) var engine: PresenceEngine
     public private(set) var registry: Registry
-    public private(set) var counters = PipelineCounters()
+    public internal(set) var counters = PipelineCounters()
     /// The latest time the clock was moved to (arrival or tick), ms since the epoch.
     public private(set) var clock: Int64
     /// Each registered node's clock estimate, by node key.
     public private(set) var nodeClocks: [String: NodeClock] = [:]
     /// Messages from nodes that are not registered, counted, and the last few names.
-    public private(set) var strangers = StrangerNodes()
+    public internal(set) var strangers = StrangerNodes()
     /// The nodes' self-calibration, with `selfCalibrate`.
-    public private(set) var selfCalibration: SelfCalibration?
+    public internal(set) var selfCalibration: SelfCalibration?
     /// The fleet's health, once `watchHealth(_:since:)` was called (the live aggregator).
-    public private(set) var fleet: FleetHealth?
+    public internal(set) var fleet: FleetHealth?
     /// The shards whose users this pipeline decides for (`own(_:)`); nil: every shard.
     public private(set) var owned: ShardSet?
     /// The nodes messages are taken from: registered as nodes, or as `node:` devices.
-    private var registeredNodes: Set<String>
-    private var matcher: ObservationMatcher
+    var registeredNodes: Set<String>
+    var matcher: ObservationMatcher
     private var nextTick: Int64
     /// Reused for every batch's scanned sightings.
     private var scratch: [SightingBatchDecoder.Scanned] = []
+    /// Reused for every foreign report's canonical identity.
+    var foreignIdentity = CanonicalIdentityBuffer()
 
     /// A pipeline whose clock starts at `start` (ms since the epoch); with `selfCalibrate`, the
     /// node offsets stored before (`storedOffsets`, by node key) apply from the start.
@@ -166,7 +168,7 @@ public struct PresencePipeline: Sendable {
     }
 
     /// Why a message from `node` is ignored, or nil for a registered node.
-    private func strangerReason(_ node: Substring) -> StrangerNodes.Reason? {
+    func strangerReason(_ node: Substring) -> StrangerNodes.Reason? {
         guard Slug.isValid(node) else { return .badNodeName }
         return registeredNodes.contains(String(node)) ? nil : .unregisteredNode
     }
@@ -309,12 +311,15 @@ extension PresencePipeline {
         case invalid(SightingBatchDecoder.Rejection)
         /// A message from a node the registry does not know.
         case stranger(StrangerNodes.Reason)
+        /// A foreign node's report that cannot be read.
+        case foreign(ForeignRejection)
 
         /// A short stable name, for counters and logs.
         public var reason: String {
             switch self {
             case .invalid(let rejection): rejection.reason
             case .stranger(let reason): reason.rawValue
+            case .foreign(let rejection): rejection.reason
             }
         }
 
@@ -323,6 +328,7 @@ extension PresencePipeline {
             case .invalid(let rejection): rejection.description
             case .stranger(.badNodeName): "the topic's node segment is not a key"
             case .stranger(.unregisteredNode): "the node is not registered"
+            case .foreign(let rejection): rejection.description
             }
         }
     }

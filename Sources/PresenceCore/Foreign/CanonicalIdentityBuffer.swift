@@ -1,0 +1,126 @@
+/// A canonical identity (`Identity`'s text) spelled into reused bytes from what a foreign node
+/// wrote, so that a message per sighting costs no allocation: the matcher looks the bytes up
+/// where they lie. Every `append…` checks its input and returns false (leaving the bytes
+/// unspecified) when it is not of the expected form.
+public struct CanonicalIdentityBuffer: Sendable {
+    public private(set) var bytes: [UInt8] = []
+
+    /// Empty, without storage until the first identity.
+    public init() {}
+
+    /// Empties the buffer, keeping its storage.
+    public mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// The identity as text (tests, logs).
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    public mutating func append(_ literal: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// A UUID written as 32 hex digits, with or without the dashes of 8-4-4-4-12, in either case.
+    public mutating func appendUUID(_ text: UnsafeRawBufferPointer) -> Bool {
+        let dashed = text.count == 36
+        guard text.count == 32 || dashed else { return false }
+        var digits = 0
+        for (index, byte) in text.enumerated() {
+            if dashed, index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return false }
+                continue
+            }
+            guard let nibble = Self.nibble(byte) else { return false }
+            if digits == 8 || digits == 12 || digits == 16 || digits == 20 { bytes.append(UInt8(ascii: "-")) }
+            bytes.append(Self.hexDigits[Int(nibble)])
+            digits += 1
+        }
+        return true
+    }
+
+    /// Exactly `count` hex digits, written in lower case.
+    public mutating func appendHex(_ text: UnsafeRawBufferPointer, count: Int) -> Bool {
+        guard text.count == count else { return false }
+        for byte in text {
+            guard let nibble = Self.nibble(byte) else { return false }
+            bytes.append(Self.hexDigits[Int(nibble)])
+        }
+        return true
+    }
+
+    /// Byte values as lower-case hex, `separator` between them when given.
+    public mutating func appendHex(values: some Sequence<UInt8>, separator: UInt8? = nil) {
+        var first = true
+        for value in values {
+            if !first, let separator { bytes.append(separator) }
+            first = false
+            bytes.append(Self.hexDigits[Int(value >> 4)])
+            bytes.append(Self.hexDigits[Int(value & 0x0F)])
+        }
+    }
+
+    /// A Bluetooth address written as `AA:BB:CC:DD:EE:FF`, with `-` between the bytes, or as 12 hex
+    /// digits, in either case: appended as `aa:bb:cc:dd:ee:ff`.
+    public mutating func appendAddress(_ text: UnsafeRawBufferPointer) -> Bool {
+        let separated = text.count == 17
+        guard text.count == 12 || separated else { return false }
+        var digits = 0
+        for (index, byte) in text.enumerated() {
+            if separated, index % 3 == 2 {
+                guard byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-") else { return false }
+                continue
+            }
+            guard let nibble = Self.nibble(byte) else { return false }
+            if digits > 0, digits % 2 == 0 { bytes.append(UInt8(ascii: ":")) }
+            bytes.append(Self.hexDigits[Int(nibble)])
+            digits += 1
+        }
+        return true
+    }
+
+    /// A whole number from 0 to 65,535 written in decimal (leading zeros allowed): appended without them.
+    public mutating func appendUInt16(_ text: UnsafeRawBufferPointer) -> Bool {
+        guard (1 ... 5).contains(text.count) else { return false }
+        var value = 0
+        for byte in text {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return false }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        guard value <= 65_535 else { return false }
+        appendDecimal(UInt16(value))
+        return true
+    }
+
+    /// A number in decimal, without leading zeros.
+    public mutating func appendDecimal(_ value: UInt16) {
+        var divisor: UInt16 = 10_000
+        var started = false
+        while divisor > 0 {
+            let digit = value / divisor % 10
+            if digit > 0 || started || divisor == 1 {
+                bytes.append(UInt8(ascii: "0") + UInt8(digit))
+                started = true
+            }
+            divisor /= 10
+        }
+    }
+
+    /// A foreign id kept as written, when `Identity.isForeignID` takes it.
+    public mutating func appendForeignID(_ text: UnsafeRawBufferPointer) -> Bool {
+        guard Identity.isForeignID(text) else { return false }
+        bytes.append(contentsOf: text)
+        return true
+    }
+
+    /// The value of a hex digit, or nil.
+    static func nibble(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0") ... UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a") ... UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A") ... UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+}

@@ -1,0 +1,103 @@
+/// An ESPresense node's report of one device (`{prefix}/devices/{id}/{room}`), as its firmware
+/// writes it (`BleFingerprint::report`): a JSON object with `id`, `rssi` and, when the device
+/// states it, `rssi@1m`, among fields this reader skips (its distances may be a bare `nan`).
+///
+/// The `id` becomes a canonical identity where it carries the same information:
+/// `iBeacon:{uuid}-{major}-{minor}` → `ibeacon:{uuid}:{major}:{minor}`,
+/// `altBeacon:{id1}-{id2}-{id3}` → `altbeacon:…`, `eddy:{namespace}-{instance}` →
+/// `eddystone:{namespace}:{instance}`, a bare 12-digit address → `mac:aa:bb:cc:dd:ee:ff`; any other
+/// id (`irk:…`, `apple:…`, `name:…`, `known:…`...) → `espresense:{id}`, as written.
+public enum ESPresenseReport {
+    /// Reads `payload`, spelling the device's canonical identity into `identity`.
+    public static func read(_ payload: UnsafeRawBufferPointer, identity: inout CanonicalIdentityBuffer) -> Result<ForeignSighting, ForeignRejection> {
+        guard payload.count <= ForeignSighting.maximumBytes else { return .failure(.tooLarge(bytes: payload.count)) }
+        var reader = JSONReader(payload, maximumDepth: 8)
+        var id: TextSpan?
+        var rssi: Int?
+        var rssiSeen = false
+        var tx: Int?
+        do throws(JSONReader.Failure) {
+            try reader.readObject { (reader: inout JSONReader, key: JSONKey) throws(JSONReader.Failure) in
+                if key.is("id"), try reader.peekKind() == .string {
+                    id = try reader.readStringSpan()
+                } else if key.is("rssi") {
+                    rssiSeen = true
+                    rssi = try reader.readDecibels(within: ForeignSighting.rssiRange)
+                } else if key.is("rssi@1m") {
+                    tx = try reader.readDecibels(within: ForeignSighting.rssiRange)
+                } else {
+                    try reader.skipValueAllowingNonFinite()
+                }
+            }
+            try reader.expectEnd()
+        } catch {
+            return .failure(.notJSON(error))
+        }
+        guard let id else { return .failure(.noIdentity) }
+        guard rssiSeen else { return .failure(.noRSSI) }
+        guard let rssi else { return .failure(.badRSSI) }
+        identity.reset()
+        guard id.withBytes(in: payload, { canonical($0, into: &identity) }) else { return .failure(.badIdentity) }
+        return .success(ForeignSighting(rssi: rssi, tx: tx))
+    }
+
+    /// Spells ESPresense's `id` as a canonical identity.
+    static func canonical(_ id: UnsafeRawBufferPointer, into identity: inout CanonicalIdentityBuffer) -> Bool {
+        if let rest = id.dropping(prefix: "iBeacon:") {
+            identity.append("ibeacon:")
+            if beaconTriple(rest, into: &identity) { return true }
+        } else if let rest = id.dropping(prefix: "altBeacon:") {
+            identity.append("altbeacon:")
+            if beaconTriple(rest, into: &identity) { return true }
+        } else if let rest = id.dropping(prefix: "eddy:") {
+            identity.append("eddystone:")
+            if eddystone(rest, into: &identity) { return true }
+        } else if id.count == 12 {
+            identity.append("mac:")
+            if identity.appendAddress(id) { return true }
+        }
+        identity.reset()
+        identity.append("espresense:")
+        return identity.appendForeignID(id)
+    }
+
+    /// `{uuid}-{major}-{minor}`, the UUID with its dashes.
+    private static func beaconTriple(_ text: UnsafeRawBufferPointer, into identity: inout CanonicalIdentityBuffer) -> Bool {
+        guard text.count > 38, text[36] == UInt8(ascii: "-"), identity.appendUUID(UnsafeRawBufferPointer(rebasing: text[..<36])) else { return false }
+        let numbers = UnsafeRawBufferPointer(rebasing: text[37...])
+        guard let dash = numbers.firstIndex(of: UInt8(ascii: "-")) else { return false }
+        identity.append(":")
+        guard identity.appendUInt16(UnsafeRawBufferPointer(rebasing: numbers[..<dash])) else { return false }
+        identity.append(":")
+        return identity.appendUInt16(UnsafeRawBufferPointer(rebasing: numbers[(dash + 1)...]))
+    }
+
+    /// `{namespace}-{instance}`: 20 and 12 hex digits. ESPresense prints the namespace's fifth byte
+    /// twice (22 digits: `%02x` of service data bytes 2, 3, 4, 5, 6, 6, 7... 11), which is read
+    /// without the repeat.
+    private static func eddystone(_ text: UnsafeRawBufferPointer, into identity: inout CanonicalIdentityBuffer) -> Bool {
+        guard let dash = text.firstIndex(of: UInt8(ascii: "-")) else { return false }
+        let namespace = UnsafeRawBufferPointer(rebasing: text[..<dash])
+        let instance = UnsafeRawBufferPointer(rebasing: text[(dash + 1)...])
+        if namespace.count == 22 {
+            let repeated = (0 ..< 2).allSatisfy { namespace[8 + $0] | 0x20 == namespace[10 + $0] | 0x20 }
+            guard repeated, identity.appendHex(UnsafeRawBufferPointer(rebasing: namespace[..<10]), count: 10),
+                  identity.appendHex(UnsafeRawBufferPointer(rebasing: namespace[12...]), count: 10) else { return false }
+        } else if !identity.appendHex(namespace, count: 20) {
+            return false
+        }
+        identity.append(":")
+        return identity.appendHex(instance, count: 12)
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// What follows `prefix`, when these bytes begin with it.
+    func dropping(prefix: StaticString) -> UnsafeRawBufferPointer? {
+        let count = prefix.utf8CodeUnitCount
+        guard self.count >= count else { return nil }
+        let start = prefix.utf8Start
+        for index in 0 ..< count where self[index] != start[index] { return nil }
+        return UnsafeRawBufferPointer(rebasing: self[count...])
+    }
+}
