@@ -10,8 +10,8 @@ import PresenceCore
 ///
 /// Input: "PIPE", then records. A record's first byte `k` says what it is: `k & 3` the topic's kind
 /// (sightings, status, stats, other: with `k & 0x40` and no registry swap another aggregator's
-/// health part), `k >> 2 & 3` whose (node-a, node-b, the carried badge, or a name read from the input), `k & 0x10` an absolute time in the next 8 bytes (else one byte of
-/// 50 ms steps), `k & 0x20` a well-formed batch built from the next bytes (else a length-prefixed
+/// health part, else a foreign node's topic chosen by the next byte, `ForeignTopic`), `k >> 2 & 3` whose (node-a, node-b, the carried badge, or a name read from the input), `k & 0x10` an absolute time in the next 8 bytes (else one byte of
+/// 50 ms steps), `k & 0x20` a well-formed batch (or foreign report) built from the next bytes (else a length-prefixed
 /// payload), `k & 0x80` a tick after it, `k & 0xC0 == 0xC0` a registry swap first.
 enum AggregatorFuzz {
     static let magic = Array("PIPE".utf8)
@@ -45,6 +45,7 @@ enum AggregatorFuzz {
         configuration.page = true
         configuration.homeAssistant = try? HomeAssistantDiscovery.Configuration(topics: HomeAssistantTopics(), pipeline: .standard)
         configuration.sharing = true
+        configuration.foreign = (try? ForeignTopics(espresense: "espresense", openMQTTGateway: "home", theengs: nil)) ?? ForeignTopics()
         var core = AggregatorCore(configuration: configuration, registry: registry, sessions: [
             Presence(user: "alice", device: tag, beacon: "a", venue: "expo", entered: start - 60_000, lastSeen: start - 1_000),
         ], savedClock: start - 5_000, now: start)
@@ -72,13 +73,21 @@ enum AggregatorFuzz {
             case 2: node = "badge"
             default: node = String(decoding: input.bytes(Int(input.byte() ?? 0)), as: UTF8.self)
             }
-            let payload = k & 0x20 != 0 ? batch(node: node, from: &input, at: time) : Array(input.bytes(Int(input.uint16())))
+            let foreign = k & 3 == 3 && k & 0xC0 != 0x40 ? ForeignTopic(rawValue: Int(input.byte() ?? 0) % 5) ?? .none : .none
+            let payload: [UInt8]
+            if k & 0x20 == 0 {
+                payload = Array(input.bytes(Int(input.uint16())))
+            } else if foreign == .espresenseReport || foreign == .gatewayAdvertisement {
+                payload = foreignReport(espresense: foreign == .espresenseReport, from: &input)
+            } else {
+                payload = batch(node: node, from: &input, at: time)
+            }
             let topic: String
             switch k & 3 {
             case 0: topic = topics.sightings(node: node)
             case 1: topic = topics.nodeStatus(node: node)
             case 2: topic = topics.nodeStats(node: node)
-            default: topic = k & 0xC0 == 0x40 ? topics.healthPart(node) : node
+            default: topic = k & 0xC0 == 0x40 ? topics.healthPart(node) : foreign.topic(node: node)
             }
             check(payload.withUnsafeBytes { core.receive(topic: topic, payload: $0, at: time) })
             if k & 0x80 != 0 { check(core.tick(at: time)) }
@@ -139,6 +148,39 @@ enum AggregatorFuzz {
             text += "}"
         }
         return Array((text + "]}").utf8)
+    }
+
+    /// What an "other" record's topic is: the node's name alone, or a foreign node's topic with it.
+    enum ForeignTopic: Int {
+        case none, espresenseReport, espresenseStatus, gatewayAdvertisement, gatewayStatus
+
+        func topic(node: String) -> String {
+            switch self {
+            case .none: node
+            case .espresenseReport: "espresense/devices/x/\(node)"
+            case .espresenseStatus: "espresense/rooms/\(node)/status"
+            case .gatewayAdvertisement: "home/\(node)/BTtoMQTT/x"
+            case .gatewayStatus: "home/\(node)/LWT"
+            }
+        }
+    }
+
+    /// A foreign report of a well-formed shape whose identity spelling and numbers come from the input.
+    private static func foreignReport(espresense: Bool, from input: inout Cursor) -> [UInt8] {
+        let shape = input.byte() ?? 0
+        let rssi = Int(Int8(bitPattern: input.byte() ?? 0))
+        let power = Int(Int8(bitPattern: input.byte() ?? 0))
+        let rssiText = shape & 0x08 != 0 ? "\(rssi).\(shape)" : "\(rssi)"
+        if espresense {
+            let ids = ["iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-1-1", "iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-2-\(shape)", "c47c8d6a2b01",
+                       "irk:00112233", "eddy:0001020304040506070809-aabbccddeeff", "altBeacon:x-1-2"]
+            let extra = shape & 0x10 != 0 ? #","raw":nan,"distance":inf,"var":-inf"# : #","distance":1.5"#
+            return Array(#"{"id":"\#(ids[Int(shape) % ids.count])","rssi@1m":\#(power),"rssi":\#(rssiText)\#(extra)}"#.utf8)
+        }
+        let frames = [#""uuid":"e2c56db5dffb48d2b060d0f5a71096e0","major":1,"minor":\#(shape),"txpower":\#(power)"#,
+                      #""manufacturerdata":"4c000215e2c56db5dffb48d2b060d0f5a71096e000010001c5""#,
+                      #""servicedatauuid":"0xfeaa","servicedata":"00e800010203040506070809aabbccddeeff""#, #""txpower":\#(power)"#]
+        return Array(#"{"id":"C4:7C:8D:6A:2B:01","rssi":\#(rssiText),\#(frames[Int(shape) % frames.count])}"#.utf8)
     }
 
     /// Reads the input front to back; past its end, bytes read as zero.

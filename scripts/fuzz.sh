@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the frame parsers (HCI events, AD structures, beacon frames, the decoder and its policies,
 # btsnoop) and the aggregator's pure path (topic dispatch, the SightingBatch decoder, the pipeline
-# with its engine, on messages of every node topic from registered, unregistered and malformed
-# nodes, at any time) with libFuzzer and AddressSanitizer, for SECONDS (default 300) or RUNS inputs:
+# with its engine, on messages of every node topic and every foreign node's topic from registered,
+# unregistered and malformed nodes, at any time) with libFuzzer and AddressSanitizer, for SECONDS (default 300) or RUNS inputs:
 #
 #   scripts/fuzz.sh [SECONDS] [RUNS]
 #
@@ -69,6 +69,12 @@ seq += bytes([0x02, 20, 0, 7]) + b'{"v":1}'
 seq += bytes([0x0C, 4, 5]) + b"ghost" + bytes([0, 2]) + b"{}"
 seq += bytes([0x10]) + (2**63 - 1).to_bytes(8, "big") + bytes([0, 0])
 (seeds / "pipeline-walk").write_bytes(bytes(seq))
+# Foreign nodes: ESPresense reports and gateway advertisements from node-a, their statuses.
+seq = bytearray(b"PIPE")
+for step in range(12):
+    seq += bytes([0x23, 10, 1, step, 0xC4, 0xC5, 0x23, 0, 3, step, 0xC6, 0xC5])
+seq += bytes([0x03, 0, 2, 0, 7]) + b"offline" + bytes([0x03, 0, 4, 0, 6]) + b"online"
+(seeds / "pipeline-foreign").write_bytes(bytes(seq))
 (seeds / "pipeline-swap").write_bytes(b"PIPE" + bytes([0xE0, 10, 0, 1, 1, 0x02, 0]) + bytes([0x20, 10, 0, 1, 1, 0x02, 0]))
 PY
 cp Tests/Fixtures/scan.btsnoop "$scratch/seeds/scan.btsnoop"
