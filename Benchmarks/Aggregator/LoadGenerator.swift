@@ -9,7 +9,9 @@ import Synchronization
 /// cycles through each node's (device, rank) links so that every link is heard at the same rate;
 /// the crowd and the marker are added on top. With several shards, each node's batch goes in parts,
 /// one per shard, as real nodes split it. Payloads are written byte by byte from pre-encoded
-/// parts, so that the generator is never the bottleneck (it reports how late it ran).
+/// parts, so that the generator is never the bottleneck (it reports how late it ran). In a foreign
+/// dialect (`LoadScenario.Dialect`), every sighting is instead its own QoS 0 message on the foreign
+/// node's topic, as ESPresense rooms and OpenMQTTGateway gateways publish.
 final class LoadGenerator: Sendable {
     static let interval: Int64 = 500
     let scenario: LoadScenario
@@ -37,6 +39,7 @@ final class LoadGenerator: Sendable {
     /// One node's links: the pre-encoded middle of each sighting (`,"id":"…","rssi":`), its RSSI
     /// and the device's shard.
     private struct Link {
+        var identity: String
         var middle: [UInt8]
         var rssi: Int
         var shard: Int
@@ -71,6 +74,10 @@ final class LoadGenerator: Sendable {
     /// Runs the load for the scenario's duration from `start` (wall ms), then returns once every
     /// batch is acknowledged.
     func run(from start: Int64) async {
+        if scenario.dialect != .native {
+            await runForeign(from: start)
+            return
+        }
         let queues = (0 ..< scenario.nodes).map { _ in AsyncStream.makeStream(of: (String, [UInt8]).self) }
         counters.withLock { $0.queued = Array(repeating: 0, count: scenario.nodes) }
         let shards = (try? Shards(count: scenario.shards)) ?? .one
@@ -164,13 +171,110 @@ final class LoadGenerator: Sendable {
         }
     }
 
+    /// A foreign node's report of one device, but for its RSSI: the topic, and the payload around it.
+    private struct ForeignReport {
+        var topic: String
+        var head: [UInt8]
+        var tail: [UInt8]
+        var rssi: Int
+
+        func message(rssi: Int) -> MQTTMessage {
+            var payload = head
+            LoadGenerator.appendDecimal(Int64(rssi), to: &payload)
+            payload += tail
+            return MQTTMessage(topic: topic, payload: payload, qos: 0)
+        }
+    }
+
+    /// Where the foreign nodes of `dialect` publish in a run under `topics`.
+    static func foreignPrefix(_ dialect: LoadScenario.Dialect, _ topics: Topics) -> String {
+        "\(topics.prefix)/\(dialect == .espresense ? "espresense" : "home")"
+    }
+
+    /// The report node `node` publishes when it hears `identity` (an iBeacon's), as ESPresense or a
+    /// gateway writes it.
+    private func foreignReport(node: Int, identity: String, rssi: Int) -> ForeignReport {
+        let fields = identity.split(separator: ":")
+        let (uuid, major, minor) = (String(fields[1]), String(fields[2]), String(fields[3]))
+        let prefix = Self.foreignPrefix(scenario.dialect, topics)
+        if scenario.dialect == .espresense {
+            let id = "iBeacon:\(uuid)-\(major)-\(minor)"
+            return ForeignReport(topic: "\(prefix)/devices/\(id)/\(BenchVenue.node(node))",
+                                 head: Array(#"{"mac":"c47c8d6a2b01","id":"\#(id)","idType":1,"rssi@1m":-59,"rssi":"#.utf8),
+                                 tail: Array(#","raw":1.02,"distance":1.02,"var":0.01,"int":102}"#.utf8), rssi: rssi)
+        }
+        return ForeignReport(topic: "\(prefix)/\(BenchVenue.node(node))/BTtoMQTT/C47C8D6A2B01",
+                             head: Array(#"{"id":"C4:7C:8D:6A:2B:01","mac_type":1,"rssi":"#.utf8),
+                             tail: Array(#","brand":"GENERIC","model":"iBeacon","model_id":"IBEACON","mfid":"4c00","uuid":"\#(uuid.filter { $0 != "-" })","major":\#(major),"minor":\#(minor),"txpower":-59}"#.utf8),
+                             rssi: rssi)
+    }
+
+    /// The foreign dialects: every sighting is its own QoS 0 message, handed to the node's
+    /// connection as it is built (these nodes neither batch nor wait for the broker).
+    private func runForeign(from start: Int64) async {
+        let reports = (0 ..< scenario.nodes).map { node in
+            bulkLinks(of: node, shards: .one).map { foreignReport(node: node, identity: $0.identity, rssi: $0.rssi) }
+        }
+        let markers = (0 ..< min(2, scenario.nodes)).map { foreignReport(node: $0, identity: BenchVenue.markerDevice, rssi: 0) }
+        var cursors = Array(repeating: 0, count: scenario.nodes)
+        var carry = Array(repeating: 0.0, count: scenario.nodes)
+        var tick = 0
+        let end = start + Int64(scenario.seconds) * 1000
+        var due = start
+        var markerAtFirst = true
+        var nextMove = start + 8_000
+        var failed = 0
+        while due < end {
+            let wait = due - WallClock.milliseconds()
+            if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
+            let built = WallClock.milliseconds()
+            if due >= nextMove {
+                markerAtFirst.toggle()
+                counters.withLock { $0.moves.append(due - Self.interval) }
+                nextMove += 12_000
+            }
+            tick += 1
+            var sightings = 0
+            for node in 0 ..< scenario.nodes {
+                carry[node] += Double(scenario.rate) * Double(Self.interval) / 1000 / Double(scenario.nodes)
+                let count = Int(carry[node])
+                carry[node] -= Double(count)
+                let nodeReports = reports[node]
+                var messages: [MQTTMessage] = []
+                if !nodeReports.isEmpty {
+                    for step in 0 ..< count {
+                        let report = nodeReports[(cursors[node] + step) % nodeReports.count]
+                        messages.append(report.message(rssi: report.rssi + (step % 5) - 2))
+                    }
+                    cursors[node] = (cursors[node] + count) % nodeReports.count
+                }
+                if node < markers.count {
+                    let near = (node == 0) == markerAtFirst
+                    for _ in 0 ..< (tick % 2 == 0 ? 2 : 3) { messages.append(markers[node].message(rssi: near ? -52 : -78)) }
+                }
+                for message in messages {
+                    do { try clients[node].publishWithoutAcknowledgement(message) } catch { failed += 1 }
+                }
+                sightings += messages.count
+            }
+            let sent = sightings
+            counters.withLock { counters in
+                counters.sightings += sent
+                counters.batches += sent
+                counters.worstLag = max(counters.worstLag, built - due)
+            }
+            due += Self.interval
+        }
+        if failed > 0 { print("warning: \(failed) foreign reports could not be handed to their connections") }
+    }
+
     /// The bulk links node `node` hears: devices whose home is `rank` nodes before it.
     private func bulkLinks(of node: Int, shards: Shards) -> [Link] {
         var links: [Link] = []
         for rank in 0 ..< scenario.heardBy {
             let home = ((node - rank) % scenario.nodes + scenario.nodes) % scenario.nodes
             for device in stride(from: home, to: scenario.devices, by: scenario.nodes) {
-                links.append(Link(middle: Self.middle(BenchVenue.device(device)), rssi: rank == 0 ? -55 : -63 - 3 * rank,
+                links.append(Link(identity: BenchVenue.device(device), middle: Self.middle(BenchVenue.device(device)), rssi: rank == 0 ? -55 : -63 - 3 * rank,
                                   shard: shards.shard(of: BenchVenue.device(device))))
             }
         }
@@ -199,7 +303,7 @@ final class LoadGenerator: Sendable {
         return bytes
     }
 
-    private static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+    static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits: [UInt8] = []

@@ -19,6 +19,13 @@ struct LoadScenario: Sendable {
     /// The venue's shard count (nodes split their batches by it), and how many aggregators share it.
     var shards = 1
     var aggregators = 1
+    /// How the nodes publish: the contract's batches, or one QoS 0 message per sighting as
+    /// ESPresense rooms or OpenMQTTGateway / Theengs gateways do.
+    var dialect = Dialect.native
+
+    enum Dialect: String, Sendable {
+        case native, espresense, gateway
+    }
 
     /// The name with the layout when it is not one aggregator on one shard.
     var title: String { aggregators == 1 && shards == 1 ? name : "\(name), \(aggregators) aggregator\(aggregators == 1 ? "" : "s") × \(shards) shards" }
@@ -36,6 +43,10 @@ struct LoadScenario: Sendable {
             LoadScenario(name: "50 nodes, 5k devices ×3, 200k/s", nodes: 50, devices: 5_000, heardBy: 3, rate: 200_000, seconds: seconds, crowd: true),
             LoadScenario(name: "10 nodes, 1k devices ×10 at 5/s, 50k/s", nodes: 10, devices: 1_000, heardBy: 10, rate: 50_000, seconds: seconds),
             LoadScenario(name: "50 nodes, 100k devices ×1, 50k/s", nodes: 50, devices: 100_000, heardBy: 1, rate: 50_000, seconds: seconds),
+            LoadScenario(name: "ESPresense: 50 rooms, 5k devices ×3, 50k msg/s", nodes: 50, devices: 5_000, heardBy: 3, rate: 50_000, seconds: seconds,
+                         dialect: .espresense),
+            LoadScenario(name: "OpenMQTTGateway: 50 gateways, 5k devices ×3, 50k msg/s", nodes: 50, devices: 5_000, heardBy: 3, rate: 50_000,
+                         seconds: seconds, dialect: .gateway),
         ]
     }
 }

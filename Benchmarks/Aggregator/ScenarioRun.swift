@@ -126,7 +126,7 @@ struct ScenarioRun {
         process.executableURL = URL(fileURLWithPath: options.aggregatorPath)
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("\(topics.prefix)-state-\(index)").path
         process.arguments = ["--stats-interval", "1s", "--log-level", "warning", "--clean-session", "--client-id", Self.clientID(index, topics),
-                             "--state-dir", state] + options.passed
+                             "--state-dir", state] + Self.dialectFlags(scenario.dialect, topics) + options.passed
         var environment = ProcessInfo.processInfo.environment
         environment["PRESENCE_DATABASE_URL"] = databaseURL
         environment["PRESENCE_BROKER_URL"] = options.brokerURL
@@ -137,6 +137,15 @@ struct ScenarioRun {
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
         return process
+    }
+
+    /// The aggregator's flags that read the nodes of `dialect`, under the run's own prefix.
+    static func dialectFlags(_ dialect: LoadScenario.Dialect, _ topics: Topics) -> [String] {
+        switch dialect {
+        case .native: []
+        case .espresense: ["--espresense", LoadGenerator.foreignPrefix(dialect, topics)]
+        case .gateway: ["--openmqttgateway", LoadGenerator.foreignPrefix(dialect, topics)]
+        }
     }
 
     /// The same server, another database.

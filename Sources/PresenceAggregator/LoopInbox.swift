@@ -160,6 +160,11 @@ final class LoopInbox: Sendable {
         for change in changes { change.done(false) }
     }
 
+    /// The next item if one is waiting, taken without suspending; nil when none is. One reader only.
+    func nextIfReady() -> Item? {
+        state.withLock { Self.take(&$0) }
+    }
+
     /// The next item, waiting for one; nil once finished and empty. One reader only.
     func next() async -> Item? {
         await withCheckedContinuation { continuation in

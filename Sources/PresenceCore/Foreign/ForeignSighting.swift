@@ -63,6 +63,9 @@ extension JSONReader {
             try skipValueAllowingNonFinite()
             return nil
         }
+        if let whole = attempt({ (reader: inout JSONReader) throws(Failure) in try reader.readInteger() }) {
+            return range.contains(Double(whole)) ? Int(whole) : nil
+        }
         let value = try readDouble()
         return range.contains(value) ? Int(value.rounded()) : nil
     }

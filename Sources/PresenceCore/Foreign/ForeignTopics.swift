@@ -44,24 +44,31 @@ public struct ForeignTopics: Sendable, Equatable {
         case status(node: Substring)
     }
 
-    /// What `topic` carries, or nil when it is none of these.
+    /// What `topic` carries, or nil when it is none of these. Read over the topic's UTF-8 bytes:
+    /// it runs once per foreign message.
     public func message(in topic: String) -> Message? {
-        if let espresense, let rest = topic.levels(after: espresense) {
-            if let devices = rest.levels(after: "devices") {
-                guard let slash = devices.firstIndex(of: "/"), slash != devices.startIndex else { return nil }
+        let bytes = topic.utf8
+        if let espresense, let rest = bytes.levels(after: espresense.utf8) {
+            if let devices = rest.levels(after: "devices".utf8) {
+                // {id}/{room}: two levels, neither empty.
+                guard let slash = devices.firstIndex(of: UInt8(ascii: "/")), slash != devices.startIndex else { return nil }
                 let room = devices[devices.index(after: slash)...]
-                return room.isEmpty || room.contains("/") ? nil : .espresenseReport(node: room)
+                guard !room.isEmpty, !room.contains(UInt8(ascii: "/")) else { return nil }
+                return .espresenseReport(node: topic[room.startIndex ..< room.endIndex])
             }
-            if let rooms = rest.levels(after: "rooms"), let room = rooms.levels(before: "status"), !room.isEmpty, !room.contains("/") {
-                return .status(node: room)
+            if let rooms = rest.levels(after: "rooms".utf8), let room = rooms.levels(before: "status".utf8), !room.isEmpty,
+               !room.contains(UInt8(ascii: "/")) {
+                return .status(node: topic[room.startIndex ..< room.endIndex])
             }
         }
         for prefix in gateways {
-            guard let rest = topic.levels(after: prefix), let slash = rest.firstIndex(of: "/"), slash != rest.startIndex else { continue }
-            let gateway = rest[..<slash]
+            guard let rest = bytes.levels(after: prefix.utf8), let slash = rest.firstIndex(of: UInt8(ascii: "/")), slash != rest.startIndex else { continue }
+            let gateway = topic[rest.startIndex ..< slash]
             let after = rest[rest.index(after: slash)...]
-            if after == "LWT" { return .status(node: gateway) }
-            if let address = after.levels(after: "BTtoMQTT"), !address.isEmpty, !address.contains("/") { return .gatewayAdvertisement(node: gateway) }
+            if after.elementsEqual("LWT".utf8) { return .status(node: gateway) }
+            if let address = after.levels(after: "BTtoMQTT".utf8), !address.isEmpty, !address.contains(UInt8(ascii: "/")) {
+                return .gatewayAdvertisement(node: gateway)
+            }
         }
         return nil
     }
@@ -97,20 +104,22 @@ public struct ForeignTopics: Sendable, Equatable {
     }
 }
 
-extension StringProtocol {
+extension Collection where Element == UInt8 {
     /// What follows `head` and a `/` at the start, when the topic begins with those levels.
-    func levels(after head: some StringProtocol) -> SubSequence? {
-        guard hasPrefix(head) else { return nil }
-        let rest = self[index(startIndex, offsetBy: head.count)...]
-        guard rest.first == "/" else { return nil }
+    func levels(after head: some Collection<UInt8>) -> SubSequence? {
+        guard starts(with: head) else { return nil }
+        let rest = dropFirst(head.count)
+        guard rest.first == UInt8(ascii: "/") else { return nil }
         return rest.dropFirst()
     }
+}
 
+extension BidirectionalCollection where Element == UInt8 {
     /// What comes before a `/` and `tail` at the end, when the topic ends with that level.
-    func levels(before tail: some StringProtocol) -> SubSequence? {
-        guard hasSuffix(tail) else { return nil }
-        let rest = self[..<index(endIndex, offsetBy: -tail.count)]
-        guard rest.last == "/" else { return nil }
+    func levels(before tail: some BidirectionalCollection<UInt8>) -> SubSequence? {
+        guard reversed().starts(with: tail.reversed()) else { return nil }
+        let rest = dropLast(tail.count)
+        guard rest.last == UInt8(ascii: "/") else { return nil }
         return rest.dropLast()
     }
 }

@@ -328,6 +328,14 @@ public struct JSONReader {
 
     /// Reads any JSON number as a Double.
     public mutating func readDouble() throws(Failure) -> Double {
+        let start = try scanNumber()
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start ..< position]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw Failure(offset: start, reason: "number out of range") }
+        return value
+    }
+
+    /// Passes over a number, checking its grammar (not its range); returns where it starts.
+    private mutating func scanNumber() throws(Failure) -> Int {
         skipWhitespace()
         let start = position
         if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
@@ -347,9 +355,7 @@ public struct JSONReader {
             }
             try skipDigits()
         }
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start ..< position]), as: UTF8.self)
-        guard let value = Double(text), value.isFinite else { throw Failure(offset: start, reason: "number out of range") }
-        return value
+        return start
     }
 
     private mutating func skipDigits() throws(Failure) {
@@ -401,7 +407,7 @@ public struct JSONReader {
         case .object: try readObject { (reader: inout JSONReader, _: JSONKey) throws(Failure) in try reader.skipValue(depth: depth + 1) }
         case .array: try readArray { (reader: inout JSONReader) throws(Failure) in try reader.skipValue(depth: depth + 1) }
         case .string: _ = try readString()
-        case .number: _ = try readDouble()
+        case .number: _ = try scanNumber()
         case .bool: _ = try readBool()
         case .null: _ = try readNull()
         }

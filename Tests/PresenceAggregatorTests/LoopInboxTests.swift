@@ -1,0 +1,40 @@
+import PresenceMQTT
+import Testing
+@testable import PresenceAggregator
+
+/// The decision loop's inbox as the loop drains it: what is waiting is taken without waiting,
+/// questions first, then ticks and messages in order; a full inbox drops and counts.
+@Suite struct LoopInboxTests {
+    static func topic(of item: LoopInbox.Item?) -> String {
+        switch item {
+        case .message(let message, _): message.topic
+        case .tick: "tick"
+        case .question: "question"
+        case .registry: "registry"
+        case .change: "change"
+        case nil: "none"
+        }
+    }
+
+    @Test func waitingItemsAreTakenInOrderWithoutWaitingAndQuestionsComeFirst() async {
+        let inbox = LoopInbox(limit: 1 << 20)
+        #expect(inbox.nextIfReady() == nil)
+        inbox.push(MQTTMessage(topic: "a", payload: [1], qos: 0), receivedAt: 1)
+        inbox.tick(at: 2)
+        inbox.push(MQTTMessage(topic: "b", payload: [2], qos: 0), receivedAt: 3)
+        inbox.ask { _ in }
+        #expect((0 ..< 5).map { _ in Self.topic(of: inbox.nextIfReady()) } == ["question", "a", "tick", "b", "none"])
+        inbox.push(MQTTMessage(topic: "c", payload: [3], qos: 0), receivedAt: 4)
+        #expect(Self.topic(of: await inbox.next()) == "c")
+        inbox.finish()
+        #expect(await inbox.next() == nil)
+    }
+
+    @Test func aFullInboxDropsAndCounts() {
+        let inbox = LoopInbox(limit: 200)
+        var dropped: [Int?] = []
+        for index in 0 ..< 10 { dropped.append(inbox.push(MQTTMessage(topic: "t\(index)", payload: Array(repeating: 0, count: 60), qos: 0), receivedAt: 0)) }
+        #expect(dropped.prefix(1) == [nil] && dropped.last == .some(inbox.counters.dropped))
+        #expect(inbox.counters.dropped > 0 && inbox.counters.waitingBytes <= 200)
+    }
+}
