@@ -406,7 +406,7 @@ public struct JSONReader {
         switch try peekKind() {
         case .object: try readObject { (reader: inout JSONReader, _: JSONKey) throws(Failure) in try reader.skipValue(depth: depth + 1) }
         case .array: try readArray { (reader: inout JSONReader) throws(Failure) in try reader.skipValue(depth: depth + 1) }
-        case .string: _ = try readString()
+        case .string: _ = try readStringSpan()
         case .number: _ = try scanNumber()
         case .bool: _ = try readBool()
         case .null: _ = try readNull()
