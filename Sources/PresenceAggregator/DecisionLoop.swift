@@ -106,7 +106,9 @@ final class DecisionLoop: Service {
                     switch item {
                     case .message(let message, let receivedAt):
                         sinceTick += 1
-                        execute(message.payload.withUnsafeBytes { core.receive(topic: message.topic, payload: $0, at: receivedAt) }, core)
+                        let actions = message.payload.withUnsafeBytes { core.receive(topic: message.topic, payload: $0, at: receivedAt) }
+                        // Most messages decide nothing yet; handing the core over costs a copy of it.
+                        if !actions.isEmpty { execute(actions, core) }
                     case .tick:
                         busy = sinceTick >= 100
                         sinceTick = 0

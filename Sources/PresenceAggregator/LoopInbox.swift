@@ -84,6 +84,40 @@ final class LoopInbox: Sendable {
         }
     }
 
+    /// Takes messages received together (one read of a stream subscriber), under one lock; those
+    /// that do not fit are dropped and counted. Returns how many were dropped so far when any of
+    /// these was (nil: all taken).
+    @discardableResult
+    func push(_ messages: [MQTTMessage], receivedAt: Int64) -> Int? {
+        guard let first = messages.first else { return nil }
+        var dropped: Int?
+        let reader = state.withLock { state -> CheckedContinuation<Item?, Never>? in
+            var reader = state.reader
+            state.reader = nil
+            for (index, message) in messages.enumerated() {
+                let cost = message.queuedSize
+                guard !state.finished, state.bytes + cost <= limit else {
+                    state.counters.dropped += 1
+                    state.counters.droppedBytes += cost
+                    dropped = state.counters.dropped
+                    if index == 0, let waiting = reader {
+                        // Nothing handed over: the reader waits on.
+                        state.reader = waiting
+                        reader = nil
+                    }
+                    continue
+                }
+                // The first message goes straight to a waiting reader; the rest wait their turn.
+                if index == 0, reader != nil { continue }
+                state.bytes += cost
+                state.items.append(.message(message, receivedAt: receivedAt))
+            }
+            return reader
+        }
+        reader?.resume(returning: .message(first, receivedAt: receivedAt))
+        return dropped
+    }
+
     /// The clock ticked; a tick already waiting stands for this one.
     func tick(at time: Int64) {
         deliver(.tick(time)) { state in

@@ -12,6 +12,10 @@ public struct ForeignTopics: Sendable, Equatable {
     public private(set) var espresense: String?
     /// The gateways' prefixes, each once.
     public private(set) var gateways: [String] = []
+    /// What the topics begin with, as bytes: `{espresense}/devices/` and `{espresense}/rooms/`, and
+    /// `{gateway}/` for each gateway prefix.
+    private var espresenseLevels: (devices: [UInt8], rooms: [UInt8])?
+    private var gatewayLevels: [[UInt8]] = []
 
     /// None.
     public init() {}
@@ -23,7 +27,13 @@ public struct ForeignTopics: Sendable, Equatable {
             try Topics.validate(prefix: prefix, what: "\(flag) topic prefix", example: flag == "--espresense" ? "'espresense'" : "'home'")
         }
         self.espresense = espresense
+        espresenseLevels = espresense.map { (Array("\($0)/devices/".utf8), Array("\($0)/rooms/".utf8)) }
         for prefix in [openMQTTGateway, theengs].compactMap({ $0 }) where !gateways.contains(prefix) { gateways.append(prefix) }
+        gatewayLevels = gateways.map { Array("\($0)/".utf8) }
+    }
+
+    public static func == (lhs: ForeignTopics, rhs: ForeignTopics) -> Bool {
+        lhs.espresense == rhs.espresense && lhs.gateways == rhs.gateways
     }
 
     public var isEmpty: Bool { espresense == nil && gateways.isEmpty }
@@ -44,30 +54,57 @@ public struct ForeignTopics: Sendable, Equatable {
         case status(node: Substring)
     }
 
-    /// What `topic` carries, or nil when it is none of these. Read over the topic's UTF-8 bytes:
-    /// it runs once per foreign message.
+    /// What `topic` carries, or nil when it is none of these. Read over the topic's UTF-8 bytes
+    /// where they lie: it runs once per foreign message.
     public func message(in topic: String) -> Message? {
-        let bytes = topic.utf8
-        if let espresense, let rest = bytes.levels(after: espresense.utf8) {
-            if let devices = rest.levels(after: "devices".utf8) {
+        var contiguous = topic
+        let levels = (espresenseLevels, gatewayLevels)
+        guard let found = contiguous.withUTF8({ Self.match(UnsafeRawBufferPointer($0), espresense: levels.0, gateways: levels.1) }) else { return nil }
+        let utf8 = topic.utf8
+        let node = topic[utf8.index(utf8.startIndex, offsetBy: found.node.lowerBound) ..< utf8.index(utf8.startIndex, offsetBy: found.node.upperBound)]
+        switch found.kind {
+        case .espresenseReport: return .espresenseReport(node: node)
+        case .gatewayAdvertisement: return .gatewayAdvertisement(node: node)
+        case .status: return .status(node: node)
+        }
+    }
+
+    /// Where a topic's node name lies and what it carries.
+    private struct Found {
+        enum Kind { case espresenseReport, gatewayAdvertisement, status }
+        var node: Range<Int>
+        var kind: Kind
+    }
+
+    private static func match(_ bytes: UnsafeRawBufferPointer, espresense: (devices: [UInt8], rooms: [UInt8])?, gateways: [[UInt8]]) -> Found? {
+        let slash = UInt8(ascii: "/")
+        func level(from start: Int) -> Range<Int> {
+            var end = start
+            while end < bytes.count, bytes[end] != slash { end += 1 }
+            return start ..< end
+        }
+        if let espresense {
+            if bytes.starts(with: espresense.devices) {
                 // {id}/{room}: two levels, neither empty.
-                guard let slash = devices.firstIndex(of: UInt8(ascii: "/")), slash != devices.startIndex else { return nil }
-                let room = devices[devices.index(after: slash)...]
-                guard !room.isEmpty, !room.contains(UInt8(ascii: "/")) else { return nil }
-                return .espresenseReport(node: topic[room.startIndex ..< room.endIndex])
+                let id = level(from: espresense.devices.count)
+                guard !id.isEmpty, id.upperBound < bytes.count else { return nil }
+                let room = level(from: id.upperBound + 1)
+                guard !room.isEmpty, room.upperBound == bytes.count else { return nil }
+                return Found(node: room, kind: .espresenseReport)
             }
-            if let rooms = rest.levels(after: "rooms".utf8), let room = rooms.levels(before: "status".utf8), !room.isEmpty,
-               !room.contains(UInt8(ascii: "/")) {
-                return .status(node: topic[room.startIndex ..< room.endIndex])
+            if bytes.starts(with: espresense.rooms) {
+                let room = level(from: espresense.rooms.count)
+                guard !room.isEmpty, UnsafeRawBufferPointer(rebasing: bytes[room.upperBound...]).elementsEqual("/status".utf8) else { return nil }
+                return Found(node: room, kind: .status)
             }
         }
-        for prefix in gateways {
-            guard let rest = bytes.levels(after: prefix.utf8), let slash = rest.firstIndex(of: UInt8(ascii: "/")), slash != rest.startIndex else { continue }
-            let gateway = topic[rest.startIndex ..< slash]
-            let after = rest[rest.index(after: slash)...]
-            if after.elementsEqual("LWT".utf8) { return .status(node: gateway) }
-            if let address = after.levels(after: "BTtoMQTT".utf8), !address.isEmpty, !address.contains(UInt8(ascii: "/")) {
-                return .gatewayAdvertisement(node: gateway)
+        for prefix in gateways where bytes.starts(with: prefix) {
+            let gateway = level(from: prefix.count)
+            guard !gateway.isEmpty, gateway.upperBound < bytes.count else { continue }
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[(gateway.upperBound + 1)...])
+            if rest.elementsEqual("LWT".utf8) { return Found(node: gateway, kind: .status) }
+            if let address = rest.dropping(prefix: "BTtoMQTT/"), !address.isEmpty, !address.contains(slash) {
+                return Found(node: gateway, kind: .gatewayAdvertisement)
             }
         }
         return nil
@@ -101,25 +138,5 @@ public struct ForeignTopics: Sendable, Equatable {
         case "offline": return false
         default: return nil
         }
-    }
-}
-
-extension Collection where Element == UInt8 {
-    /// What follows `head` and a `/` at the start, when the topic begins with those levels.
-    func levels(after head: some Collection<UInt8>) -> SubSequence? {
-        guard starts(with: head) else { return nil }
-        let rest = dropFirst(head.count)
-        guard rest.first == UInt8(ascii: "/") else { return nil }
-        return rest.dropFirst()
-    }
-}
-
-extension BidirectionalCollection where Element == UInt8 {
-    /// What comes before a `/` and `tail` at the end, when the topic ends with that level.
-    func levels(before tail: some BidirectionalCollection<UInt8>) -> SubSequence? {
-        guard reversed().starts(with: tail.reversed()) else { return nil }
-        let rest = dropLast(tail.count)
-        guard rest.last == UInt8(ascii: "/") else { return nil }
-        return rest.dropLast()
     }
 }

@@ -1,0 +1,67 @@
+import Testing
+@testable import PresenceMQTT
+
+/// The packets `StreamSubscriber` writes, and the reading of what a broker sends, however the
+/// socket splits it.
+@Suite struct MQTTWireTests {
+    @Test func connectAndSubscribeAreWrittenAsTheStandardSaysByte() {
+        // CONNECT: "MQTT", level 4, flags user+password+clean session, keep-alive 30, then the strings.
+        let connect = MQTTWire.connect(clientID: "c", username: "u", password: "p", keepAlive: 30)
+        #expect(connect == [0x10, 19, 0, 4, 0x4D, 0x51, 0x54, 0x54, 4, 0xC2, 0, 30, 0, 1, 0x63, 0, 1, 0x75, 0, 1, 0x70])
+        #expect(MQTTWire.connect(clientID: "c", username: nil, password: nil, keepAlive: 5)[9] == 0x02)
+        #expect(MQTTWire.subscribe(["a/+", "b"], id: 1) == [0x82, 12, 0, 1, 0, 3, 0x61, 0x2F, 0x2B, 0, 0, 1, 0x62, 0])
+    }
+
+    @Test(arguments: [(0, [UInt8(0)]), (127, [0x7F]), (128, [0x80, 0x01]), (16_383, [0xFF, 0x7F]), (16_384, [0x80, 0x80, 0x01])])
+    func remainingLengthsAreEncodedSevenBitsAtATime(length: Int, encoded: [UInt8]) throws {
+        let packet = MQTTWire.packet(0x30, Array(repeating: 7, count: length))
+        #expect(Array(packet[1 ..< 1 + encoded.count]) == encoded)
+        var stream = MQTTPacketStream()
+        packet.withUnsafeBytes { stream.append($0) }
+        let read = try stream.next()
+        #expect(read?.header == 0x30 && read?.body.count == length)
+        #expect(try stream.next() == nil)
+    }
+
+    /// A PUBLISH as a broker writes it: QoS in the header's flags, the topic, a packet id at QoS 1.
+    static func publish(topic: String, payload: [UInt8], id: UInt16? = nil) -> [UInt8] {
+        var body = [UInt8(topic.utf8.count >> 8), UInt8(topic.utf8.count & 0xFF)] + Array(topic.utf8)
+        if let id { body += [UInt8(id >> 8), UInt8(id & 0xFF)] }
+        return MQTTWire.packet(id == nil ? 0x30 : 0x32, body + payload)
+    }
+
+    @Test func packetsSplitAtEveryByteAreReadWhole() throws {
+        let wire = Self.publish(topic: "espresense/devices/x/hall", payload: Array(#"{"rssi":-60}"#.utf8))
+            + [0xD0, 0] + Self.publish(topic: "t", payload: Array(repeating: 0xAB, count: 300), id: 0x0102)
+        for cut in 1 ..< wire.count {
+            var stream = MQTTPacketStream()
+            var packets: [MQTTPacketStream.Packet] = []
+            for part in [wire[..<cut], wire[cut...]] {
+                Array(part).withUnsafeBytes { stream.append($0) }
+                while let packet = try stream.next() { packets.append(packet) }
+            }
+            #expect(packets.map(\.type) == [3, 13, 3], "cut at \(cut)")
+            guard packets.count == 3 else { continue }
+            let first = try MQTTPacketStream.publish(packets[0])
+            #expect(first.topic == "espresense/devices/x/hall" && first.payload == Array(#"{"rssi":-60}"#.utf8) && first.qos == 0 && first.id == nil)
+            let last = try MQTTPacketStream.publish(packets[2])
+            #expect(last.topic == "t" && last.payload.count == 300 && last.qos == 1 && last.id == 0x0102)
+        }
+        #expect(MQTTPacketStream.publishAcknowledgement(0x0102) == [0x40, 2, 1, 2])
+    }
+
+    @Test func hostileStreamsAreRefused() {
+        var long = MQTTPacketStream(maximumLength: 100)
+        MQTTWire.packet(0x30, Array(repeating: 0, count: 101)).withUnsafeBytes { long.append($0) }
+        #expect(throws: MQTTPacketStream.Failure.tooLong(101)) { try long.next() }
+        var endless = MQTTPacketStream()
+        [UInt8]([0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]).withUnsafeBytes { endless.append($0) }
+        #expect(throws: MQTTPacketStream.Failure.malformedLength) { try endless.next() }
+        // A topic longer than the packet, and a topic that is not UTF-8.
+        for body: [UInt8] in [[0, 9, 0x61], [0, 2, 0xC3, 0x28]] {
+            #expect(throws: MQTTPacketStream.Failure.malformedPublish) {
+                try MQTTPacketStream.publish(MQTTPacketStream.Packet(header: 0x30, body: body[...]))
+            }
+        }
+    }
+}
