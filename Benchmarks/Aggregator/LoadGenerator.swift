@@ -99,20 +99,7 @@ final class LoadGenerator: Sendable {
             var cursors = Array(repeating: 0, count: scenario.nodes)
             var carry = Array(repeating: 0.0, count: scenario.nodes)
             var seq = Array(repeating: Int64(0), count: scenario.nodes)
-            let end = start + Int64(scenario.seconds) * 1000
-            var due = start
-            var markerAtFirst = true
-            var nextMove = start + 8_000
-            while due < end {
-                let wait = due - WallClock.milliseconds()
-                if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
-                let built = WallClock.milliseconds()
-                if due >= nextMove {
-                    // This interval's batches are the first to carry the move, dated from its start.
-                    markerAtFirst.toggle()
-                    counters.withLock { $0.moves.append(due - Self.interval) }
-                    nextMove += 12_000
-                }
+            await paced(from: start) { due, built, markerAtFirst in
                 let crowdOn = scenario.crowd && due >= start + 3_000 && due < start + 10_000
                 var sightings = 0
                 var batches: [Int] = Array(repeating: 0, count: scenario.nodes)
@@ -165,7 +152,6 @@ final class LoadGenerator: Sendable {
                         counters.crowdLastHeard = built
                     }
                 }
-                due += Self.interval
             }
             for queue in queues { queue.continuation.finish() }
         }
@@ -219,20 +205,8 @@ final class LoadGenerator: Sendable {
         var cursors = Array(repeating: 0, count: scenario.nodes)
         var carry = Array(repeating: 0.0, count: scenario.nodes)
         var tick = 0
-        let end = start + Int64(scenario.seconds) * 1000
-        var due = start
-        var markerAtFirst = true
-        var nextMove = start + 8_000
         var failed = 0
-        while due < end {
-            let wait = due - WallClock.milliseconds()
-            if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
-            let built = WallClock.milliseconds()
-            if due >= nextMove {
-                markerAtFirst.toggle()
-                counters.withLock { $0.moves.append(due - Self.interval) }
-                nextMove += 12_000
-            }
+        await paced(from: start) { due, built, markerAtFirst in
             tick += 1
             var sightings = 0
             for node in 0 ..< scenario.nodes {
@@ -263,9 +237,30 @@ final class LoadGenerator: Sendable {
                 counters.batches += sent
                 counters.worstLag = max(counters.worstLag, built - due)
             }
-            due += Self.interval
         }
         if failed > 0 { print("warning: \(failed) foreign reports could not be handed to their connections") }
+    }
+
+    /// Calls `body` every `interval` ms from `start` for the scenario's duration, with the
+    /// interval's due time, when it was built, and whether the marker is at node 0 (it moves every
+    /// 12 s from 8 s in: the first interval to carry a move notes it, dated from its start).
+    private func paced(from start: Int64, _ body: (_ due: Int64, _ built: Int64, _ markerAtFirst: Bool) -> Void) async {
+        let end = start + Int64(scenario.seconds) * 1000
+        var due = start
+        var markerAtFirst = true
+        var nextMove = start + 8_000
+        while due < end {
+            let wait = due - WallClock.milliseconds()
+            if wait > 0 { try? await Task.sleep(for: .milliseconds(wait)) }
+            let built = WallClock.milliseconds()
+            if due >= nextMove {
+                markerAtFirst.toggle()
+                counters.withLock { $0.moves.append(due - Self.interval) }
+                nextMove += 12_000
+            }
+            body(due, built, markerAtFirst)
+            due += Self.interval
+        }
     }
 
     /// The bulk links node `node` hears: devices whose home is `rank` nodes before it.

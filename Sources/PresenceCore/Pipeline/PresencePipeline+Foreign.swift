@@ -53,24 +53,8 @@ extension PresencePipeline {
             let scanned = SightingBatchDecoder.Scanned(ts: receivedAt, id: .bytes(0 ..< bytes.count), rssi: sighting.rssi, tx: sighting.tx, addr: nil)
             let device = matcher.device(scanned.id, in: bytes)
             fleet?.heard(device: device, scanned.id, in: bytes, at: receivedAt, telemetry: nil)
-            var shard = 0
-            defer {
-                if owned?.contains(shard) ?? true { fleet?.batch(from: key, at: receivedAt, sightings: 1, clockOffset: nil) }
-            }
-            switch matcher.match(scanned, device: device, in: bytes, heardBy: heardBy, time: receivedAt) {
-            case .success(let observation):
-                shard = observation.link.shard
-                if let owned, !owned.contains(shard) {
-                    counters.otherShards += 1
-                    return
-                }
-                counters.observations += 1
-                outcome.observations += 1
-                engine.ingest(observation)
-            case .failure(let drop):
-                if drop == .unregistered || drop == .unknownNode, selfCalibration?.take(scanned, in: bytes, heardBy: key) ?? false { return }
-                counters.unmatched[drop.rawValue, default: 0] += 1
-            }
+            let shard = ingest(scanned, device: device, in: bytes, heardBy: heardBy, node: key, at: receivedAt, owned: owned, into: &outcome) ?? 0
+            if owned?.contains(shard) ?? true { fleet?.batch(from: key, at: receivedAt, sightings: 1, clockOffset: nil) }
         }
         if selfCalibration?.refit(at: receivedAt) != nil, let calibrated = selfCalibration?.calibrated(registry) {
             matcher = ObservationMatcher(registry: calibrated)

@@ -39,7 +39,7 @@ public struct PresencePipeline: Sendable {
     /// The shards whose users this pipeline decides for (`own(_:)`); nil: every shard.
     public private(set) var owned: ShardSet?
     /// The nodes messages are taken from: registered as nodes, or as `node:` devices.
-    var registeredNodes: Set<String>
+    private var registeredNodes: Set<String>
     var matcher: ObservationMatcher
     private var nextTick: Int64
     /// Reused for every batch's scanned sightings.
@@ -119,26 +119,36 @@ public struct PresencePipeline: Sendable {
             // One lookup of the identity among the registered devices, for the health and the match.
             let device = matcher.device(sighting.id, in: bytes)
             fleet?.heard(device: device, sighting.id, in: bytes, at: time, telemetry: sighting.telemetry(in: bytes))
-            switch matcher.match(sighting, device: device, in: bytes, heardBy: heardBy, time: time) {
-            case .success(let observation):
-                if let owned, !owned.contains(observation.link.shard) {
-                    counters.otherShards += 1
-                    continue
-                }
-                counters.observations += 1
-                outcome.observations += 1
-                engine.ingest(observation)
-            case .failure(let drop):
-                if drop == .unregistered || drop == .unknownNode, selfCalibration?.take(sighting, in: bytes, heardBy: key) ?? false {
-                    continue
-                }
-                counters.unmatched[drop.rawValue, default: 0] += 1
-            }
+            ingest(sighting, device: device, in: bytes, heardBy: heardBy, node: key, at: time, owned: owned, into: &outcome)
         }
         if selfCalibration?.refit(at: arrival) != nil, let calibrated = selfCalibration?.calibrated(registry) {
             matcher = ObservationMatcher(registry: calibrated)
         }
         return outcome
+    }
+
+    /// Matches a sighting heard by `node` (`heardBy`) at `time`, `device` being the registered
+    /// device it names, and feeds the engine the observation it makes when its user's shard is
+    /// among `owned` (nil: every shard); what it cannot use goes to self-calibration or is counted.
+    /// Returns the observation's shard, or nil when the sighting made none.
+    @discardableResult
+    mutating func ingest(_ sighting: SightingBatchDecoder.Scanned, device: Int?, in bytes: UnsafeRawBufferPointer, heardBy: ObservationMatcher.HearingNode?,
+                         node key: String, at time: Int64, owned: ShardSet?, into outcome: inout Outcome) -> Int? {
+        switch matcher.match(sighting, device: device, in: bytes, heardBy: heardBy, time: time) {
+        case .success(let observation):
+            if let owned, !owned.contains(observation.link.shard) {
+                counters.otherShards += 1
+                return observation.link.shard
+            }
+            counters.observations += 1
+            outcome.observations += 1
+            engine.ingest(observation)
+            return observation.link.shard
+        case .failure(let drop):
+            if drop == .unregistered || drop == .unknownNode, selfCalibration?.take(sighting, in: bytes, heardBy: key) ?? false { return nil }
+            counters.unmatched[drop.rawValue, default: 0] += 1
+            return nil
+        }
     }
 
     /// A node's stats (its heartbeat) arrived at `time`, stating `reportsPerSecond`.
