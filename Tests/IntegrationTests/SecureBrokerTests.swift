@@ -112,7 +112,7 @@ import Testing
         await broker.stop()
     }
 
-    @Test func theAggregatorAndAScannerWorkOverTLSWithPasswordsFromFilesAndASpoofMakesNoEvent() async throws {
+    @Test func theAggregatorAScannerAndAForeignRoomWorkOverTLSWithPasswordsFromFilesAndASpoofMakesNoEvent() async throws {
         let (h, broker) = try await Self.venue("tls")
         let databaseFile = FileManager.default.temporaryDirectory.appendingPathComponent("presence-db-\(UUID().uuidString)").path
         try (h.databaseURL + "\n").write(toFile: databaseFile, atomically: true, encoding: .utf8)
@@ -121,7 +121,7 @@ import Testing
 
         let aggregator = try ChildProcess.spawn(try PackagePaths.executable("presence-aggregator"), [
             "--broker", "mqtts://presence-aggregator@localhost:\(broker.port)", "--ca-file", broker.caFile, "--topic-prefix", h.prefix,
-            "--enter-sightings", "1", "--enter-dwell", "0s", "--state-dir", h.stateDirectory, "--log-level", "debug",
+            "--enter-sightings", "1", "--enter-dwell", "0s", "--state-dir", h.stateDirectory, "--log-level", "debug", "--espresense", "espresense",
         ], environment: [
             "PRESENCE_BROKER_PASSWORD_FILE": broker.passwordFile(of: "presence-aggregator"), "PRESENCE_DATABASE_URL_FILE": databaseFile,
             "PRESENCE_DATABASE_URL": "", "PRESENCE_BROKER_URL": "",
@@ -136,7 +136,21 @@ import Testing
         try await Task.sleep(for: .seconds(3))
         #expect(reader.messages(on: "\(h.prefix)/v1/events/").isEmpty)
         #expect(try h.rows("SELECT count(*) FROM presence.events") == ["0"])
+
+        // The same through ESPresense's topics (read over TLS by the aggregator's own session): scan-2
+        // cannot report as the room scan-1; scan-1, an ESPresense room here, can, and alice enters.
+        let report = Array(#"{"mac":"c47c8d6a2b01","id":"iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-7-1","rssi@1m":-59,"rssi":-45,"distance":nan}"#.utf8)
+        await #expect("scan-2 as the room scan-1", performing: {
+            try await node2.publish(MQTTMessage(topic: "espresense/devices/x/scan-1", payload: report, qos: 1))
+        }, throws: { ($0 as? MQTTError)?.code == 135 })
         await node2.stop()
+        let room = try await Self.client(broker, as: "scan-1")
+        try await room.publish(MQTTMessage(topic: "espresense/rooms/scan-1/status", payload: Array("online".utf8), qos: 1))
+        try await room.publish(MQTTMessage(topic: "espresense/devices/x/scan-1", payload: report, qos: 1))
+        try await reader.wait(15, for: "alice's enter at desk-1, from the room's report") { messages in
+            messages.contains { $0.topic == h.topics.event(beacon: "desk-1", user: "alice") && $0.text.contains(#""event":"enter""#) }
+        }
+        await room.stop()
 
         // The real scanner, as scan-1, over TLS with its password from a file: alice enters.
         let scanner = try ChildProcess.spawn(try PackagePaths.executable("presence-scanner"), [
