@@ -105,6 +105,16 @@ public struct CanonicalIdentityBuffer: Sendable {
         }
     }
 
+    /// Bytes already in canonical form, as they are.
+    public mutating func appendVerbatim(_ text: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: text)
+    }
+
+    /// Changes the byte at `index` (a separator of bytes appended verbatim).
+    public mutating func replace(at index: Int, with byte: UInt8) {
+        bytes[index] = byte
+    }
+
     /// A foreign id kept as written, when `Identity.isForeignID` takes it.
     public mutating func appendForeignID(_ text: UnsafeRawBufferPointer) -> Bool {
         guard Identity.isForeignID(text) else { return false }

@@ -43,6 +43,16 @@ public enum ESPresenseReport {
 
     /// Spells ESPresense's `id` as a canonical identity.
     static func canonical(_ id: UnsafeRawBufferPointer, into identity: inout CanonicalIdentityBuffer) -> Bool {
+        if let rest = id.dropping(prefix: "iBeacon:"), let second = canonicalTriple(rest) {
+            // As ESPresense writes it (lower-case UUID, numbers without leading zeros): the same
+            // bytes, with two separators changed.
+            identity.append("ibeacon:")
+            let start = identity.bytes.count
+            identity.appendVerbatim(rest)
+            identity.replace(at: start + 36, with: UInt8(ascii: ":"))
+            identity.replace(at: start + second, with: UInt8(ascii: ":"))
+            return true
+        }
         if let rest = id.dropping(prefix: "iBeacon:") {
             identity.append("ibeacon:")
             if beaconTriple(rest, into: &identity) { return true }
@@ -59,6 +69,38 @@ public enum ESPresenseReport {
         identity.reset()
         identity.append("espresense:")
         return identity.appendForeignID(id)
+    }
+
+    /// Where the dash before the minor is, when `text` is `{uuid}-{major}-{minor}` already spelled
+    /// as an identity spells them: a lower-case dashed UUID, numbers from 0 to 65,535 without
+    /// leading zeros. Nil otherwise (the general reading then decides).
+    private static func canonicalTriple(_ text: UnsafeRawBufferPointer) -> Int? {
+        guard text.count >= 40, text.count <= 48 else { return nil }
+        for index in 0 ..< 36 {
+            let byte = text[index]
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+            } else {
+                guard (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) else { return nil }
+            }
+        }
+        guard text[36] == UInt8(ascii: "-") else { return nil }
+        let numbers = UnsafeRawBufferPointer(rebasing: text[37...])
+        guard let dash = numbers.firstIndex(of: UInt8(ascii: "-")),
+              isCanonicalUInt16(UnsafeRawBufferPointer(rebasing: numbers[..<dash])),
+              isCanonicalUInt16(UnsafeRawBufferPointer(rebasing: numbers[(dash + 1)...])) else { return nil }
+        return 37 + dash
+    }
+
+    /// Whether `text` is a number from 0 to 65,535 in decimal without leading zeros.
+    private static func isCanonicalUInt16(_ text: UnsafeRawBufferPointer) -> Bool {
+        guard (1 ... 5).contains(text.count), text.count == 1 || text[0] != UInt8(ascii: "0") else { return false }
+        var value = 0
+        for byte in text {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return false }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value <= 65_535
     }
 
     /// `{uuid}-{major}-{minor}`, the UUID with its dashes.

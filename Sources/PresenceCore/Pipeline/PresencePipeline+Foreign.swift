@@ -24,9 +24,10 @@ extension PresencePipeline {
             strangers.record(name, reason: .badNodeName, at: receivedAt)
             return Outcome(events: advanceClock(to: receivedAt), refusal: .stranger(.badNodeName))
         }
-        if let reason = strangerReason(node) {
-            strangers.record(node, reason: reason, at: receivedAt)
-            return Outcome(events: advanceClock(to: receivedAt), refusal: .stranger(reason))
+        let key = String(node)
+        guard isRegistered(node: key) else {
+            strangers.record(node, reason: .unregisteredNode, at: receivedAt)
+            return Outcome(events: advanceClock(to: receivedAt), refusal: .stranger(.unregisteredNode))
         }
         var identity = CanonicalIdentityBuffer()
         swap(&identity, &foreignIdentity)
@@ -43,7 +44,6 @@ extension PresencePipeline {
         case .success(let read):
             sighting = read
         }
-        let key = String(node)
         var outcome = Outcome(events: advanceClock(to: receivedAt))
         engine.nodeHeard(key, at: receivedAt, heartbeat: false)
         counters.sightings += 1

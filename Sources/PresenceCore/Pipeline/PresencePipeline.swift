@@ -178,9 +178,14 @@ public struct PresencePipeline: Sendable {
     }
 
     /// Why a message from `node` is ignored, or nil for a registered node.
-    func strangerReason(_ node: Substring) -> StrangerNodes.Reason? {
+    private func strangerReason(_ node: Substring) -> StrangerNodes.Reason? {
         guard Slug.isValid(node) else { return .badNodeName }
-        return registeredNodes.contains(String(node)) ? nil : .unregisteredNode
+        return isRegistered(node: String(node)) ? nil : .unregisteredNode
+    }
+
+    /// Whether messages from the node keyed `key` are taken.
+    func isRegistered(node key: String) -> Bool {
+        registeredNodes.contains(key)
     }
 
     /// The clock reached `time`: the engine decides at every grid tick up to it, each time on the

@@ -116,6 +116,19 @@ import Testing
         #expect(Self.reading(topic: "home/gw-1/BTtoMQTT/x", payload: decodedAsText) == "gw-1 ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:7:1 -73 -")
     }
 
+    @Test func espresenseIBeaconsAreCanonicalWhateverTheirSpelling() {
+        let cases = [
+            ("iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-0-65535", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:0:65535"),
+            ("iBeacon:E2C56DB5-DFFB-48D2-B060-D0F5A71096E0-007-01", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:7:1"),
+            ("iBeacon:e2c56db5dffb48d2b060d0f5a71096e0-1-1", "espresense:iBeacon:e2c56db5dffb48d2b060d0f5a71096e0-1-1"),
+            ("iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-65536-1", "espresense:iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-65536-1"),
+            ("iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-1", "espresense:iBeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0-1"),
+        ]
+        for (id, identity) in cases {
+            #expect(Self.reading(topic: "espresense/devices/x/hall", payload: #"{"id":"\#(id)","rssi":-60}"#) == "hall \(identity) -60 -", "\(id)")
+        }
+    }
+
     @Test func espresenseEddystoneIsReadWithoutTheRepeatedByte() {
         // Namespace 00010203040506070809 printed with its fifth byte (04) twice.
         let report = #"{"id":"eddy:0001020304040506070809-aabbccddeeff","rssi":-60,"distance":nan,"raw":inf,"var":-inf}"#
