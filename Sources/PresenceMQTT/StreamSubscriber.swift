@@ -73,11 +73,12 @@ public final class StreamSubscriber: Sendable {
 
     /// Closes the connection (with a DISCONNECT) and waits, up to 5 s, for the thread to end.
     public func stop() async {
-        let socket = state.withLock { state -> Int32 in
+        state.withLock { state in
             state.stopping = true
-            return state.socket
+            // Under the lock: the thread closes the socket only after taking it back under it, so
+            // this cannot reach a descriptor number reused by something else.
+            if state.socket >= 0 { _ = shutdown(state.socket, Int32(SHUT_RD)) }
         }
-        if socket >= 0 { _ = shutdown(socket, Int32(SHUT_RD)) }
         for _ in 0 ..< 250 where state.withLock({ $0.running }) {
             try? await Task.sleep(for: .milliseconds(20))
         }
@@ -131,7 +132,10 @@ public final class StreamSubscriber: Sendable {
             if ready < 0, errno != EINTR { throw ConnectionError(description: "poll failed: errno \(errno)") }
             if ready > 0 {
                 let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-                if count == 0 { throw ConnectionError(description: stopping ? "stopped" : "the broker closed the connection") }
+                if count == 0 {
+                    if stopping { break }
+                    throw ConnectionError(description: "the broker closed the connection")
+                }
                 if count < 0 {
                     guard errno == EINTR || errno == EAGAIN else { throw ConnectionError(description: "recv failed: errno \(errno)") }
                     continue
