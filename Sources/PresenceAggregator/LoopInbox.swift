@@ -58,30 +58,7 @@ final class LoopInbox: Sendable {
     /// were dropped so far (nil: taken). The one count of inbound drops.
     @discardableResult
     func push(_ message: MQTTMessage, receivedAt: Int64) -> Int? {
-        let cost = message.queuedSize
-        var dropped = 0
-        let reader = state.withLock { state -> CheckedContinuation<Item?, Never>?? in
-            guard !state.finished, state.bytes + cost <= limit else {
-                state.counters.dropped += 1
-                state.counters.droppedBytes += cost
-                dropped = state.counters.dropped
-                return nil
-            }
-            if let reader = state.reader {
-                state.reader = nil
-                return .some(reader)
-            }
-            state.bytes += cost
-            state.items.append(.message(message, receivedAt: receivedAt))
-            return .some(nil)
-        }
-        switch reader {
-        case nil: return dropped
-        case .some(nil): return nil
-        case .some(let waiting?):
-            waiting.resume(returning: .message(message, receivedAt: receivedAt))
-            return nil
-        }
+        push([message], receivedAt: receivedAt)
     }
 
     /// Takes messages received together (one read of a stream subscriber), under one lock; those

@@ -181,7 +181,7 @@ public enum GatewayAdvertisement {
 
 /// Up to 32 bytes read from hex, without allocating: the beacon frames gateways pass on raw.
 private struct HexBytes {
-    private var storage: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    private var storage = InlineArray<32, UInt8>(repeating: 0)
     private(set) var count = 0
 
     /// Reads an even number of hex digits, up to 64; false for anything else.
@@ -191,7 +191,7 @@ private struct HexBytes {
         var index = 0
         while index < hex.count {
             guard let high = CanonicalIdentityBuffer.nibble(hex[index]), let low = CanonicalIdentityBuffer.nibble(hex[index + 1]) else { return false }
-            set(count, high << 4 | low)
+            storage[count] = high << 4 | low
             count += 1
             index += 2
         }
@@ -199,10 +199,6 @@ private struct HexBytes {
     }
 
     subscript(index: Int) -> UInt8 {
-        withUnsafeBytes(of: storage) { $0[index] }
-    }
-
-    private mutating func set(_ index: Int, _ value: UInt8) {
-        withUnsafeMutableBytes(of: &storage) { $0[index] = value }
+        storage[index]
     }
 }
