@@ -89,9 +89,10 @@ final class DecisionLoop: Service {
                 while true {
                     // Items already waiting are taken without a suspension each (foreign nodes send
                     // a message per sighting, by the ten thousand a second), letting the other tasks
-                    // in now and then. While messages come faster than one a millisecond, an empty
+                    // in now and then. While items come faster than one a millisecond, an empty
                     // inbox is looked at again a millisecond later rather than waited on, so that the
-                    // loop is woken a thousand times a second at most, not once per message.
+                    // loop is woken a thousand times a second at most, not once per item. A stream
+                    // subscriber's read is one item, however many messages it holds.
                     var ready = inARow < 1_024 ? inbox.nextIfReady() : nil
                     if ready == nil {
                         inARow = 0
@@ -109,6 +110,13 @@ final class DecisionLoop: Service {
                         let actions = message.payload.withUnsafeBytes { core.receive(topic: message.topic, payload: $0, at: receivedAt) }
                         // Most messages decide nothing yet; handing the core over costs a copy of it.
                         if !actions.isEmpty { execute(actions, core) }
+                    case .messages(let messages, let receivedAt):
+                        sinceTick += 1
+                        inARow += messages.count - 1
+                        messages.forEach { topic, payload in
+                            let actions = core.receive(topicBytes: topic, payload: payload, at: receivedAt)
+                            if !actions.isEmpty { execute(actions, core) }
+                        }
                     case .tick:
                         busy = sinceTick >= 100
                         sinceTick = 0

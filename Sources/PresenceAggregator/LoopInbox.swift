@@ -12,6 +12,8 @@ import Synchronization
 final class LoopInbox: Sendable {
     enum Item: Sendable {
         case message(MQTTMessage, receivedAt: Int64)
+        /// The messages of one read of a stream subscriber, received together.
+        case messages(MQTTMessageBlock, receivedAt: Int64)
         case tick(Int64)
         case registry(Registry, loadedAt: Int64)
         /// Answered by the loop with its core; with nil when the loop will not answer (stopped).
@@ -58,40 +60,37 @@ final class LoopInbox: Sendable {
     /// were dropped so far (nil: taken). The one count of inbound drops.
     @discardableResult
     func push(_ message: MQTTMessage, receivedAt: Int64) -> Int? {
-        push([message], receivedAt: receivedAt)
+        admit(.message(message, receivedAt: receivedAt), cost: message.queuedSize, messages: 1)
     }
 
-    /// Takes messages received together (one read of a stream subscriber), under one lock; those
-    /// that do not fit are dropped and counted. Returns how many were dropped so far when any of
-    /// these was (nil: all taken).
+    /// Takes the messages of one read of a stream subscriber, as one item; when they would not
+    /// fit, drops and counts them all, and returns how many were dropped so far (nil: taken).
     @discardableResult
-    func push(_ messages: [MQTTMessage], receivedAt: Int64) -> Int? {
-        guard let first = messages.first else { return nil }
+    func push(_ messages: MQTTMessageBlock, receivedAt: Int64) -> Int? {
+        guard !messages.isEmpty else { return nil }
+        return admit(.messages(messages, receivedAt: receivedAt), cost: messages.queuedSize, messages: messages.count)
+    }
+
+    /// Hands `item` (`messages` messages costing `cost` bytes) to a waiting reader, or queues it
+    /// when it fits; else drops and counts it.
+    private func admit(_ item: Item, cost: Int, messages: Int) -> Int? {
         var dropped: Int?
         let reader = state.withLock { state -> CheckedContinuation<Item?, Never>? in
-            var reader = state.reader
-            state.reader = nil
-            for (index, message) in messages.enumerated() {
-                let cost = message.queuedSize
-                guard !state.finished, state.bytes + cost <= limit else {
-                    state.counters.dropped += 1
-                    state.counters.droppedBytes += cost
-                    dropped = state.counters.dropped
-                    if index == 0, let waiting = reader {
-                        // Nothing handed over: the reader waits on.
-                        state.reader = waiting
-                        reader = nil
-                    }
-                    continue
-                }
-                // The first message goes straight to a waiting reader; the rest wait their turn.
-                if index == 0, reader != nil { continue }
-                state.bytes += cost
-                state.items.append(.message(message, receivedAt: receivedAt))
+            guard !state.finished, state.bytes + cost <= limit else {
+                state.counters.dropped += messages
+                state.counters.droppedBytes += cost
+                dropped = state.counters.dropped
+                return nil
             }
-            return reader
+            if let reader = state.reader {
+                state.reader = nil
+                return reader
+            }
+            state.bytes += cost
+            state.items.append(item)
+            return nil
         }
-        reader?.resume(returning: .message(first, receivedAt: receivedAt))
+        reader?.resume(returning: item)
         return dropped
     }
 
@@ -222,6 +221,7 @@ final class LoopInbox: Sendable {
         guard let item = state.items.popFirst() else { return nil }
         switch item {
         case .message(let message, _): state.bytes -= message.queuedSize
+        case .messages(let messages, _): state.bytes -= messages.queuedSize
         case .tick: state.tickWaiting = false
         case .registry, .question, .change: break
         }

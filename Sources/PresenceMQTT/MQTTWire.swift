@@ -63,11 +63,11 @@ struct MQTTPacketStream {
         var type: UInt8 { header >> 4 }
     }
 
-    /// A received PUBLISH: its topic and payload, and its QoS and packet id (which a QoS 1
-    /// message must be acknowledged with).
+    /// A received PUBLISH: its topic (valid UTF-8) and payload, where they lie in the packet, and
+    /// its QoS and packet id (which a QoS 1 message must be acknowledged with).
     struct Publish {
-        var topic: String
-        var payload: [UInt8]
+        var topic: ArraySlice<UInt8>
+        var payload: ArraySlice<UInt8>
         var qos: UInt8
         var id: UInt16?
     }
@@ -128,15 +128,16 @@ struct MQTTPacketStream {
         let topicLength = Int(body[body.startIndex]) << 8 | Int(body[body.startIndex + 1])
         var index = body.startIndex + 2
         guard body.endIndex - index >= topicLength + (qos > 0 ? 2 : 0) else { throw .malformedPublish }
-        let topicBytes = body[index ..< index + topicLength]
-        guard let topic = String(validating: topicBytes, as: UTF8.self) else { throw .malformedPublish }
+        let topic = body[index ..< index + topicLength]
+        // Most topics are ASCII, checked without making a String of them.
+        guard topic.allSatisfy({ $0 < 0x80 }) || String(validating: topic, as: UTF8.self) != nil else { throw .malformedPublish }
         index += topicLength
         var id: UInt16?
         if qos > 0 {
             id = UInt16(body[index]) << 8 | UInt16(body[index + 1])
             index += 2
         }
-        return Publish(topic: topic, payload: Array(body[index...]), qos: qos, id: id)
+        return Publish(topic: topic, payload: body[index...], qos: qos, id: id)
     }
 
     /// A PUBACK for a QoS 1 message's `id`.

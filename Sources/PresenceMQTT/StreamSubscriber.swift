@@ -3,12 +3,12 @@ import Logging
 import Synchronization
 
 /// A subscribe-only MQTT 3.1.1 connection over plain TCP that reads its socket in large chunks and
-/// hands out every message one read held, together: for topics whose messages come one per
-/// sighting by the ten thousand a second (foreign nodes), where libmosquitto's reading (a system
-/// call for each packet's first byte, its length and its body, and a select between packets) would
-/// cost more than deciding them. QoS 0, a clean session (nothing is kept while away), keep-alive
-/// pings, and reconnects with backoff up to `reconnectDelayMax`. Not for TLS: `MQTTClient` serves a
-/// broker that needs it.
+/// hands out every message one read held, together (one `MQTTMessageBlock`): for topics whose
+/// messages come one per sighting by the ten thousand a second (foreign nodes), where libmosquitto's
+/// reading (a system call for each packet's first byte, its length and its body, and a select
+/// between packets) would cost more than deciding them. QoS 0, a clean session (nothing is kept
+/// while away), keep-alive pings, and reconnects with backoff up to `reconnectDelayMax`. Not for
+/// TLS: `MQTTClient` serves a broker that needs it.
 public final class StreamSubscriber: Sendable {
     private let broker: MQTTBroker
     private let clientID: String
@@ -16,7 +16,7 @@ public final class StreamSubscriber: Sendable {
     private let keepAlive: UInt16
     private let reconnectDelayMax: Double
     private let logger: Logger
-    private let onMessages: @Sendable ([MQTTMessage]) -> Void
+    private let onMessages: @Sendable (MQTTMessageBlock) -> Void
     private let state = Mutex(State())
 
     private struct State {
@@ -34,7 +34,7 @@ public final class StreamSubscriber: Sendable {
     /// A subscriber of `filters` on `broker` (plain TCP) as `clientID`; `onMessages` runs on the
     /// subscriber's own thread with the messages of each read, in order.
     public init(broker: MQTTBroker, clientID: String, filters: [String], keepAlive: UInt16 = 30, reconnectDelayMax: Double = 5,
-                logger: Logger, onMessages: @escaping @Sendable ([MQTTMessage]) -> Void) throws(MQTTError) {
+                logger: Logger, onMessages: @escaping @Sendable (MQTTMessageBlock) -> Void) throws(MQTTError) {
         guard !broker.url.tls else {
             throw MQTTError(message: "a stream subscriber reads plain TCP only, not the TLS broker \(broker)")
         }
@@ -122,7 +122,7 @@ public final class StreamSubscriber: Sendable {
         let url = broker.url
         try send(MQTTWire.connect(clientID: clientID, username: url.username, password: url.password, keepAlive: keepAlive), on: socket)
         var stream = MQTTPacketStream()
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var buffer = [UInt8](repeating: 0, count: 1 << 18)
         var lastSent = Date()
         var lastHeard = Date()
         var acknowledged = false
@@ -142,7 +142,7 @@ public final class StreamSubscriber: Sendable {
                 }
                 lastHeard = Date()
                 buffer.withUnsafeBytes { stream.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-                var messages: [MQTTMessage] = []
+                var messages = MQTTMessageBlock()
                 while let packet = try stream.next() {
                     switch packet.type {
                     case 2:
@@ -153,7 +153,7 @@ public final class StreamSubscriber: Sendable {
                         lastSent = Date()
                     case 3:
                         let publish = try MQTTPacketStream.publish(packet)
-                        messages.append(MQTTMessage(topic: publish.topic, payload: publish.payload, qos: Int(publish.qos)))
+                        messages.append(topic: publish.topic, payload: publish.payload)
                         if let id = publish.id, publish.qos == 1 { try send(MQTTPacketStream.publishAcknowledgement(id), on: socket) }
                     case 9:
                         let refused = packet.body.dropFirst(2).filter { $0 == 0x80 }.count
@@ -167,9 +167,11 @@ public final class StreamSubscriber: Sendable {
                     }
                 }
                 if !messages.isEmpty { onMessages(messages) }
-                // A busy stream is read at most about every millisecond, so that each read takes
-                // many messages (and the thread is not woken for each one).
-                if count < buffer.count { usleep(1_000) }
+                // A busy stream is read at most about every 8 ms, so that each read takes many
+                // messages. On loopback, every read that drains the socket sends the broker an ACK
+                // whose processing (the broker's next segments included) runs in this call: fewer,
+                // larger reads cost both processes less (measured: docs/benchmarks.md).
+                if count < buffer.count { usleep(8_000) }
             }
             let now = Date()
             if now.timeIntervalSince(lastHeard) > Double(keepAlive) * 1.5 {

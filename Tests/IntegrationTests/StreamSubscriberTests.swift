@@ -18,7 +18,7 @@ import Testing
         logger.logLevel = .notice
         return try StreamSubscriber(broker: MQTTBroker(url: try MQTTURL(parsing: url)), clientID: clientID, filters: filters, keepAlive: 4,
                                     reconnectDelayMax: 1, logger: logger) { messages in
-            received.messages.withLock { $0 += messages }
+            received.messages.withLock { $0 += messages.messages }
             received.reads.withLock { $0 += 1 }
         }
     }

@@ -8,6 +8,7 @@ import Testing
     static func topic(of item: LoopInbox.Item?) -> String {
         switch item {
         case .message(let message, _): message.topic
+        case .messages(let messages, _): messages.messages.map(\.topic).joined(separator: "+")
         case .tick: "tick"
         case .question: "question"
         case .registry: "registry"
@@ -36,5 +37,23 @@ import Testing
         for index in 0 ..< 10 { dropped.append(inbox.push(MQTTMessage(topic: "t\(index)", payload: Array(repeating: 0, count: 60), qos: 0), receivedAt: 0)) }
         #expect(dropped.prefix(1) == [nil] && dropped.last == .some(inbox.counters.dropped))
         #expect(inbox.counters.dropped > 0 && inbox.counters.waitingBytes <= 200)
+    }
+
+    @Test func aReadsMessagesAreOneItemTakenOrDroppedWhole() async {
+        let inbox = LoopInbox(limit: 400)
+        let read = MQTTMessageBlock((0 ..< 3).map { MQTTMessage(topic: "r\($0)", payload: [UInt8($0)], qos: 0) })
+        #expect(inbox.push(MQTTMessageBlock(), receivedAt: 0) == nil)
+        #expect(inbox.push(read, receivedAt: 1) == nil)
+        inbox.push(MQTTMessage(topic: "a", payload: [1], qos: 0), receivedAt: 2)
+        #expect(inbox.counters.waitingBytes == read.queuedSize + 66)
+        // No room for all three: none is taken, and all three are counted.
+        #expect(inbox.push(read, receivedAt: 3) == 3)
+        #expect((0 ..< 3).map { _ in Self.topic(of: inbox.nextIfReady()) } == ["r0+r1+r2", "a", "none"])
+        #expect(inbox.counters == LoopInbox.Counters(dropped: 3, droppedBytes: read.queuedSize, waitingBytes: 0))
+        // A waiting reader is handed the read itself.
+        async let taken = inbox.next()
+        try? await Task.sleep(for: .milliseconds(50))
+        inbox.push(read, receivedAt: 4)
+        #expect(Self.topic(of: await taken) == "r0+r1+r2")
     }
 }

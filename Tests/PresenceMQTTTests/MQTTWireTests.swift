@@ -43,9 +43,10 @@ import Testing
             #expect(packets.map(\.type) == [3, 13, 3], "cut at \(cut)")
             guard packets.count == 3 else { continue }
             let first = try MQTTPacketStream.publish(packets[0])
-            #expect(first.topic == "espresense/devices/x/hall" && first.payload == Array(#"{"rssi":-60}"#.utf8) && first.qos == 0 && first.id == nil)
+            #expect(Array(first.topic) == Array("espresense/devices/x/hall".utf8) && Array(first.payload) == Array(#"{"rssi":-60}"#.utf8))
+            #expect(first.qos == 0 && first.id == nil)
             let last = try MQTTPacketStream.publish(packets[2])
-            #expect(last.topic == "t" && last.payload.count == 300 && last.qos == 1 && last.id == 0x0102)
+            #expect(Array(last.topic) == Array("t".utf8) && last.payload.count == 300 && last.qos == 1 && last.id == 0x0102)
         }
         #expect(MQTTPacketStream.publishAcknowledgement(0x0102) == [0x40, 2, 1, 2])
     }
@@ -57,11 +58,24 @@ import Testing
         var endless = MQTTPacketStream()
         [UInt8]([0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]).withUnsafeBytes { endless.append($0) }
         #expect(throws: MQTTPacketStream.Failure.malformedLength) { try endless.next() }
-        // A topic longer than the packet, and a topic that is not UTF-8.
-        for body: [UInt8] in [[0, 9, 0x61], [0, 2, 0xC3, 0x28]] {
+        // A topic longer than the packet, and topics that are not UTF-8.
+        for body: [UInt8] in [[0, 9, 0x61], [0, 2, 0xC3, 0x28], [0, 3, 0x61, 0x62, 0xFF]] {
             #expect(throws: MQTTPacketStream.Failure.malformedPublish) {
                 try MQTTPacketStream.publish(MQTTPacketStream.Packet(header: 0x30, body: body[...]))
             }
         }
+    }
+
+    @Test func aBlockHoldsItsMessagesInOrder() {
+        let sent = [MQTTMessage(topic: "espresense/devices/x/hall", payload: Array(#"{"rssi":-60}"#.utf8), qos: 0),
+                    MQTTMessage(topic: "home/gw/LWT", payload: [], qos: 0), MQTTMessage(topic: "t", payload: [0, 0xFF], qos: 0)]
+        let block = MQTTMessageBlock(sent)
+        #expect(block.count == 3 && !block.isEmpty)
+        #expect(block.messages == sent)
+        #expect(block.queuedSize == sent.map(\.queuedSize).reduce(0, +))
+        var topics: [String] = []
+        block.forEach { topic, _ in topics.append(String(decoding: topic, as: UTF8.self)) }
+        #expect(topics == sent.map(\.topic))
+        #expect(MQTTMessageBlock().isEmpty && MQTTMessageBlock().messages.isEmpty)
     }
 }

@@ -108,6 +108,9 @@ public struct AggregatorCore: Sendable {
     var healthReportedAt: Int64?
     var healthOutline: FleetReport.Outline?
     var partOutline: FleetReport.Outline?
+    /// What the other aggregators' topics begin with, as bytes (their users' states, their events,
+    /// their parts of the health), for `receive(topicBytes:payload:at:)`.
+    let sharedTopicPrefixes: [[UInt8]]
 
     /// A core (`starting`) that resumes `sessions` (open when the aggregator stopped) with
     /// `registry`, its clock at the saved one (or `now`), remembering the notifications sent within
@@ -115,6 +118,8 @@ public struct AggregatorCore: Sendable {
     public init(configuration: Configuration, registry: Registry, sessions: [Presence] = [], savedClock: Int64? = nil,
                 recentNotifications: [PresenceNotification] = [], storedOffsets: [String: Double] = [:], now: Int64) {
         self.configuration = configuration
+        let topics = configuration.topics
+        sharedTopicPrefixes = [topics.userStatePrefix, topics.eventPrefix, topics.healthPartPrefix].map { Array($0.utf8) }
         let start = min(savedClock ?? now, now)
         pipeline = PresencePipeline(configuration: configuration.pipeline, registry: registry, start: start, storedOffsets: storedOffsets)
         if let health = configuration.health { pipeline.watchHealth(health, since: now) }
@@ -192,9 +197,9 @@ public struct AggregatorCore: Sendable {
             }
             return actions
         }
-        if !configuration.foreign.isEmpty, let message = configuration.foreign.message(in: topic) {
-            receiveForeign(message, payload: payload, at: receivedAt, into: &actions)
-            return actions
+        if !configuration.foreign.isEmpty {
+            var topic = topic
+            if topic.withUTF8({ receiveForeign(topic: UnsafeRawBufferPointer($0), payload: payload, at: receivedAt, into: &actions) }) { return actions }
         }
         switch Topics.nodeMessage(in: topic) {
         case .sightings(let node):

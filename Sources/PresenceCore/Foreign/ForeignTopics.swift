@@ -46,37 +46,29 @@ public struct ForeignTopics: Sendable, Equatable {
         return filters
     }
 
-    /// What a foreign node publishes, as the aggregator reads it; `node` is the room's or gateway's
-    /// name as written in the topic.
-    public enum Message: Equatable, Sendable {
-        case espresenseReport(node: Substring)
-        case gatewayAdvertisement(node: Substring)
-        case status(node: Substring)
-    }
-
-    /// What `topic` carries, or nil when it is none of these. Read over the topic's UTF-8 bytes
-    /// where they lie: it runs once per foreign message.
-    public func message(in topic: String) -> Message? {
-        var contiguous = topic
-        let levels = (espresenseLevels, gatewayLevels)
-        guard let found = contiguous.withUTF8({ Self.match(UnsafeRawBufferPointer($0), espresense: levels.0, gateways: levels.1) }) else { return nil }
-        let utf8 = topic.utf8
-        let node = topic[utf8.index(utf8.startIndex, offsetBy: found.node.lowerBound) ..< utf8.index(utf8.startIndex, offsetBy: found.node.upperBound)]
-        switch found.kind {
-        case .espresenseReport: return .espresenseReport(node: node)
-        case .gatewayAdvertisement: return .gatewayAdvertisement(node: node)
-        case .status: return .status(node: node)
+    /// What a topic carries, as the aggregator reads it, and where the room's or gateway's name
+    /// lies in the topic's bytes.
+    public struct Match: Equatable, Sendable {
+        public enum Kind: Equatable, Sendable {
+            /// An ESPresense room's report of one device.
+            case espresenseReport
+            /// A gateway's report of one advertisement.
+            case gatewayAdvertisement
+            /// A room's or gateway's status (its will).
+            case status
         }
+
+        public var kind: Kind
+        public var node: Range<Int>
     }
 
-    /// Where a topic's node name lies and what it carries.
-    private struct Found {
-        enum Kind { case espresenseReport, gatewayAdvertisement, status }
-        var node: Range<Int>
-        var kind: Kind
+    /// What `topic` (its UTF-8 bytes) carries, or nil when it is none of these. Read over the
+    /// bytes where they lie: it runs once per foreign message.
+    public func match(_ topic: UnsafeRawBufferPointer) -> Match? {
+        Self.match(topic, espresense: espresenseLevels, gateways: gatewayLevels)
     }
 
-    private static func match(_ bytes: UnsafeRawBufferPointer, espresense: (devices: [UInt8], rooms: [UInt8])?, gateways: [[UInt8]]) -> Found? {
+    private static func match(_ bytes: UnsafeRawBufferPointer, espresense: (devices: [UInt8], rooms: [UInt8])?, gateways: [[UInt8]]) -> Match? {
         let slash = UInt8(ascii: "/")
         func level(from start: Int) -> Range<Int> {
             var end = start
@@ -90,21 +82,21 @@ public struct ForeignTopics: Sendable, Equatable {
                 guard !id.isEmpty, id.upperBound < bytes.count else { return nil }
                 let room = level(from: id.upperBound + 1)
                 guard !room.isEmpty, room.upperBound == bytes.count else { return nil }
-                return Found(node: room, kind: .espresenseReport)
+                return Match(kind: .espresenseReport, node: room)
             }
             if bytes.starts(with: espresense.rooms) {
                 let room = level(from: espresense.rooms.count)
                 guard !room.isEmpty, UnsafeRawBufferPointer(rebasing: bytes[room.upperBound...]).elementsEqual("/status".utf8) else { return nil }
-                return Found(node: room, kind: .status)
+                return Match(kind: .status, node: room)
             }
         }
         for prefix in gateways where bytes.starts(with: prefix) {
             let gateway = level(from: prefix.count)
             guard !gateway.isEmpty, gateway.upperBound < bytes.count else { continue }
             let rest = UnsafeRawBufferPointer(rebasing: bytes[(gateway.upperBound + 1)...])
-            if rest.elementsEqual("LWT".utf8) { return Found(node: gateway, kind: .status) }
+            if rest.elementsEqual("LWT".utf8) { return Match(kind: .status, node: gateway) }
             if let address = rest.dropping(prefix: "BTtoMQTT/"), !address.isEmpty, !address.contains(slash) {
-                return Found(node: gateway, kind: .gatewayAdvertisement)
+                return Match(kind: .gatewayAdvertisement, node: gateway)
             }
         }
         return nil
@@ -125,6 +117,13 @@ public struct ForeignTopics: Sendable, Equatable {
             }
         }
         return Slug.isValid(key) ? Substring(key) : nil
+    }
+
+    /// `nodeKey(for:)` of a name given as the topic's bytes (the name itself, without a String
+    /// made of anything else, when it is a key).
+    public static func nodeKey(for name: UnsafeRawBufferPointer) -> String? {
+        if Slug.isValid(utf8: name) { return String(decoding: name, as: UTF8.self) }
+        return nodeKey(for: Substring(String(decoding: name, as: UTF8.self))).map(String.init)
     }
 
     /// Whether a foreign status payload says online (`online`, any case, spaces around), offline

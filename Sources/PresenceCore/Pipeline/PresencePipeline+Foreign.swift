@@ -8,25 +8,25 @@ extension PresencePipeline {
     }
 
     /// A foreign node's report of one advertiser arrived at `receivedAt` from the room or gateway
-    /// named `name` (`ForeignTopics.nodeKey(for:)` gives its node): the clock moves to the arrival,
-    /// which is also the sighting's time (these reports carry none), then the sighting is matched
-    /// as a native node's would be. Its stated power at 1 m stands where the registry has none;
+    /// named `name` (the topic's bytes; `ForeignTopics.nodeKey(for:)` gives its node): the clock
+    /// moves to the arrival, which is also the sighting's time (these reports carry none), then
+    /// the sighting is matched as a native node's would be. Its stated power at 1 m stands where the registry has none;
     /// its distances are not read (the engine makes its own).
     ///
     /// While other aggregators share the venue, every one of them hears every foreign report
     /// (they cannot be split by shard at the node): each takes the observations of its own shards,
     /// and counts the report in the fleet's health only when it owns the sighting's shard (shard 0
     /// for one that matched nothing), so that the parts add up to the node's rate.
-    public mutating func receiveForeign(_ payload: UnsafeRawBufferPointer, dialect: ForeignDialect, node name: Substring, at receivedAt: Int64) -> Outcome {
+    public mutating func receiveForeign(_ payload: UnsafeRawBufferPointer, dialect: ForeignDialect, node name: UnsafeRawBufferPointer,
+                                        at receivedAt: Int64) -> Outcome {
         let receivedAt = TimeBounds.clamped(receivedAt)
         counters.batches += 1
-        guard let node = ForeignTopics.nodeKey(for: name) else {
-            strangers.record(name, reason: .badNodeName, at: receivedAt)
+        guard let key = ForeignTopics.nodeKey(for: name) else {
+            strangers.record(Substring(String(decoding: name, as: UTF8.self)), reason: .badNodeName, at: receivedAt)
             return Outcome(events: advanceClock(to: receivedAt), refusal: .stranger(.badNodeName))
         }
-        let key = String(node)
         guard isRegistered(node: key) else {
-            strangers.record(node, reason: .unregisteredNode, at: receivedAt)
+            strangers.record(Substring(key), reason: .unregisteredNode, at: receivedAt)
             return Outcome(events: advanceClock(to: receivedAt), refusal: .stranger(.unregisteredNode))
         }
         var identity = CanonicalIdentityBuffer()

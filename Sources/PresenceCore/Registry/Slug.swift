@@ -13,7 +13,11 @@ public struct Slug: Hashable, Sendable, Comparable, CustomStringConvertible {
 
     /// Whether `text` is a valid key.
     public static func isValid(_ text: some StringProtocol) -> Bool {
-        let bytes = text.utf8
+        isValid(utf8: text.utf8)
+    }
+
+    /// Whether `bytes` (UTF-8) spell a valid key.
+    public static func isValid(utf8 bytes: some Collection<UInt8>) -> Bool {
         guard let first = bytes.first, bytes.count <= 64, isLowerAlphanumeric(first) else { return false }
         return bytes.allSatisfy { isLowerAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
     }

@@ -48,9 +48,15 @@ import Testing
         }
     }
 
-    /// A walk from a to b, then quiet at b while node-b says it is offline, then away.
-    static func walk(_ dialect: Dialect, seed: UInt64) -> [PresenceEvent] {
+    /// A walk from a to b, then quiet at b while node-b says it is offline, then away; each message
+    /// given to the core with its topic as a String, or as bytes (a stream subscriber's read).
+    static func walk(_ dialect: Dialect, seed: UInt64, topicBytes: Bool = false) -> [PresenceEvent] {
         var core = core()
+        func receive(_ topic: String, _ payload: [UInt8], at time: Int64) -> [PresenceEvent] {
+            guard topicBytes else { return AggregatorCoreTests.events(AggregatorCoreTests.receive(&core, topic, payload, at: time)) }
+            let actions = Array(topic.utf8).withUnsafeBytes { topic in payload.withUnsafeBytes { core.receive(topicBytes: topic, payload: $0, at: time) } }
+            return AggregatorCoreTests.events(actions)
+        }
         var random = RandomSource(seed: seed)
         var events: [PresenceEvent] = []
         var seq: Int64 = 0
@@ -61,14 +67,14 @@ import Testing
                 let rssi = (near ? -58 : -74) + Int(random.gaussian() * 3)
                 let received = t + Int64(random.uniform() * 300)
                 let message = dialect.message(node: node, rssi: rssi, at: received, seq: seq)
-                events += AggregatorCoreTests.events(AggregatorCoreTests.receive(&core, message.topic, message.payload, at: received))
+                events += receive(message.topic, message.payload, at: received)
             }
         }
         let offline = dialect.status(node: "node-b", online: false)
-        events += AggregatorCoreTests.events(AggregatorCoreTests.receive(&core, offline.topic, offline.payload, at: start + 40_500))
+        events += receive(offline.topic, offline.payload, at: start + 40_500)
         events += AggregatorCoreTests.events(core.tick(at: start + 70_000))
         let online = dialect.status(node: "node-b", online: true)
-        events += AggregatorCoreTests.events(AggregatorCoreTests.receive(&core, online.topic, online.payload, at: start + 70_000))
+        events += receive(online.topic, online.payload, at: start + 70_000)
         events += AggregatorCoreTests.events(core.tick(at: start + 200_000))
         return events
     }
@@ -80,7 +86,9 @@ import Testing
             #expect(native.map { "\($0.kind) \($0.beacon)" } == ["enter a", "exit a", "enter b", "exit b"])
             // node-b said it was offline: the exit waits for it, and comes as the node's silence allows.
             #expect(native.last.map { $0.at < Self.start + 41_000 } ?? false)
+            #expect(Self.walk(.native, seed: seed, topicBytes: true) == native, "a native topic given as bytes")
             #expect(Self.walk(dialect, seed: seed) == native, "seed \(seed)")
+            #expect(Self.walk(dialect, seed: seed, topicBytes: true) == native, "seed \(seed), topics as bytes")
         }
     }
 
@@ -113,7 +121,9 @@ import Testing
         var pipeline = PresencePipeline(configuration: .init(), registry: PresencePipelineTests.registry, start: Self.start)
         pipeline.own(ShardSet([1]))
         let message = Dialect.espresense.message(node: "node-a", rssi: -60, at: Self.start + 500, seq: 1)
-        let outcome = message.payload.withUnsafeBytes { pipeline.receiveForeign($0, dialect: .espresense, node: "node-a", at: Self.start + 500) }
+        let outcome = message.payload.withUnsafeBytes { payload in
+            Array("node-a".utf8).withUnsafeBytes { pipeline.receiveForeign(payload, dialect: .espresense, node: $0, at: Self.start + 500) }
+        }
         #expect(outcome.observations == 0 && pipeline.counters.otherShards == 1)
     }
 }

@@ -7,6 +7,21 @@ import Testing
 @Suite struct ForeignReportTests {
     static let topics = (try? ForeignTopics(espresense: "espresense", openMQTTGateway: "home", theengs: "home")) ?? ForeignTopics()
 
+    /// What `topic` carries and its node's name as written, as the aggregator matches its bytes.
+    static func match(_ topic: String) -> (kind: ForeignTopics.Match.Kind, name: String)? {
+        var topic = topic
+        return topic.withUTF8 { utf8 in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            return topics.match(bytes).map { ($0.kind, String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0.node]), as: UTF8.self)) }
+        }
+    }
+
+    /// The node key of a name, from its bytes as the aggregator reads it.
+    static func nodeKey(_ name: String) -> String? {
+        var name = name
+        return name.withUTF8 { ForeignTopics.nodeKey(for: UnsafeRawBufferPointer($0)) }
+    }
+
     /// What the aggregator makes of a message: `node identity rssi tx`, `status node online`, a
     /// rejection's reason, or `ignored`.
     static func reading(topic: String, payload: String) -> String {
@@ -15,21 +30,13 @@ import Testing
         return bytes.withUnsafeMutableBytes { raw -> String in
             let payload = UnsafeRawBufferPointer(raw)
             let read: Result<ForeignSighting, ForeignRejection>
-            let node: Substring
-            switch topics.message(in: topic) {
-            case nil:
-                return "ignored"
-            case .status(let name):
-                let key = ForeignTopics.nodeKey(for: name).map(String.init) ?? "?"
-                return "status \(key) \(ForeignTopics.isOnline(payload).map { "\($0)" } ?? "unreadable")"
-            case .espresenseReport(let name):
-                node = name
-                read = ESPresenseReport.read(payload, identity: &identity)
-            case .gatewayAdvertisement(let name):
-                node = name
-                read = GatewayAdvertisement.read(payload, identity: &identity)
+            guard let (kind, name) = match(topic) else { return "ignored" }
+            let key = nodeKey(name) ?? "?"
+            switch kind {
+            case .status: return "status \(key) \(ForeignTopics.isOnline(payload).map { "\($0)" } ?? "unreadable")"
+            case .espresenseReport: read = ESPresenseReport.read(payload, identity: &identity)
+            case .gatewayAdvertisement: read = GatewayAdvertisement.read(payload, identity: &identity)
             }
-            let key = ForeignTopics.nodeKey(for: node).map(String.init) ?? "?"
             switch read {
             case .success(let sighting): return "\(key) \(identity.text) \(sighting.rssi) \(sighting.tx.map(String.init) ?? "-")"
             case .failure(let rejection): return "\(key) \(rejection.reason)"
@@ -167,13 +174,19 @@ import Testing
     @Test func topicsAndNodeNames() {
         let topics = Self.topics
         #expect(topics.subscriptions == ["espresense/devices/+/+", "espresense/rooms/+/status", "home/+/BTtoMQTT/+", "home/+/LWT"])
-        #expect(topics.message(in: "espresense/devices/a/b/c") == nil)
-        #expect(topics.message(in: "espresense/devices/id/") == nil)
-        #expect(topics.message(in: "espresense/rooms/hall/telemetry") == nil)
-        #expect(topics.message(in: "home/gw/BTtoMQTT") == nil)
-        #expect(topics.message(in: "homes/gw/LWT") == nil)
-        #expect(topics.message(in: "presence/v1/sightings/gw") == nil)
+        #expect(Self.match("espresense/devices/a/b/c") == nil)
+        #expect(Self.match("espresense/devices/id/") == nil)
+        #expect(Self.match("espresense/rooms/hall/telemetry") == nil)
+        #expect(Self.match("home/gw/BTtoMQTT") == nil)
+        #expect(Self.match("homes/gw/LWT") == nil)
+        #expect(Self.match("presence/v1/sightings/gw") == nil)
+        #expect(Self.match("espresense/devices/iBeacon:x-1-2/Living Room")?.name == "Living Room")
+        #expect(Self.match("home/OMG_ESP32/LWT")?.kind == .status)
         #expect(ForeignTopics.nodeKey(for: "Living Room") == "living-room")
+        for name in ["Living Room", "kitchen", "Salle Été", "_hidden", "Ünder", String(repeating: "a", count: 65), ""] {
+            #expect(Self.nodeKey(name) == ForeignTopics.nodeKey(for: Substring(name)).map(String.init), "\(name)")
+        }
+        #expect(Self.nodeKey("Salle Été") == "salle--t-")
         #expect(ForeignTopics.nodeKey(for: "kitchen") == "kitchen")
         #expect(ForeignTopics.nodeKey(for: "_hidden") == nil)
         #expect(ForeignTopics.nodeKey(for: Substring(String(repeating: "a", count: 65))) == nil)
