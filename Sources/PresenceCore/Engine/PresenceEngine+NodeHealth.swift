@@ -8,15 +8,11 @@ extension PresenceEngine {
     /// deadlines do not already foresee: its readings are fresh, and a stale reading is judged on
     /// its own deadline.
     public mutating func nodeHeard(_ node: String, at time: Int64, heartbeat: Bool) {
-        var health = nodes[node] ?? NodeHealth()
-        let watched = health.isWatched
-        let wasSilent = health.lastHeard < TimeBounds.difference(time, configuration.heartbeatGrace)
-        health.lastHeard = max(health.lastHeard, time)
-        health.heartbeats = health.heartbeats || heartbeat
-        nodes[node] = health
-        if health.isWatched, !watched || wasSilent {
+        // Changed where it lies: one lookup (foreign nodes are heard once per sighting).
+        let heard = nodes[node, default: NodeHealth()].heard(at: time, heartbeat: heartbeat, grace: configuration.heartbeatGrace)
+        if heard.startsWatch || heard.afterSilence {
             healthChanged = true
-            if !watched { watchedNodes += 1 }
+            if heard.startsWatch { watchedNodes += 1 }
         }
     }
 
@@ -68,4 +64,14 @@ struct NodeHealth: Sendable {
 
     /// Whether the node's silence or status can hold readings.
     var isWatched: Bool { heartbeats || offlineSince != nil }
+
+    /// Heard at `time` (`heartbeat`: its stats): whether that starts its watch, and whether it is
+    /// watched and spoke after a silence longer than `grace`.
+    mutating func heard(at time: Int64, heartbeat: Bool, grace: Int64) -> (startsWatch: Bool, afterSilence: Bool) {
+        let watched = isWatched
+        let wasSilent = lastHeard < TimeBounds.difference(time, grace)
+        lastHeard = max(lastHeard, time)
+        heartbeats = heartbeats || heartbeat
+        return (isWatched && !watched, isWatched && wasSilent)
+    }
 }

@@ -24,18 +24,21 @@ public struct CanonicalIdentityBuffer: Sendable {
     public mutating func appendUUID(_ text: UnsafeRawBufferPointer) -> Bool {
         let dashed = text.count == 36
         guard text.count == 32 || dashed else { return false }
-        var digits = 0
-        for (index, byte) in text.enumerated() {
-            if dashed, index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return false }
-                continue
+        return fill(36, separator: UInt8(ascii: "-")) { out in
+            var written = 0
+            for (index, byte) in text.enumerated() {
+                if dashed, index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard byte == UInt8(ascii: "-") else { return false }
+                    continue
+                }
+                guard let nibble = Self.nibble(byte) else { return false }
+                // The dashes are in place already.
+                if written == 8 || written == 13 || written == 18 || written == 23 { written += 1 }
+                out[written] = Self.hexDigit(nibble)
+                written += 1
             }
-            guard let nibble = Self.nibble(byte) else { return false }
-            if digits == 8 || digits == 12 || digits == 16 || digits == 20 { bytes.append(UInt8(ascii: "-")) }
-            bytes.append(Self.hexDigits[Int(nibble)])
-            digits += 1
+            return true
         }
-        return true
     }
 
     /// Exactly `count` hex digits, written in lower case.
@@ -43,7 +46,7 @@ public struct CanonicalIdentityBuffer: Sendable {
         guard text.count == count else { return false }
         for byte in text {
             guard let nibble = Self.nibble(byte) else { return false }
-            bytes.append(Self.hexDigits[Int(nibble)])
+            bytes.append(Self.hexDigit(nibble))
         }
         return true
     }
@@ -54,8 +57,8 @@ public struct CanonicalIdentityBuffer: Sendable {
         for value in values {
             if !first, let separator { bytes.append(separator) }
             first = false
-            bytes.append(Self.hexDigits[Int(value >> 4)])
-            bytes.append(Self.hexDigits[Int(value & 0x0F)])
+            bytes.append(Self.hexDigit(value >> 4))
+            bytes.append(Self.hexDigit(value & 0x0F))
         }
     }
 
@@ -64,18 +67,29 @@ public struct CanonicalIdentityBuffer: Sendable {
     public mutating func appendAddress(_ text: UnsafeRawBufferPointer) -> Bool {
         let separated = text.count == 17
         guard text.count == 12 || separated else { return false }
-        var digits = 0
-        for (index, byte) in text.enumerated() {
-            if separated, index % 3 == 2 {
-                guard byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-") else { return false }
-                continue
+        return fill(17, separator: UInt8(ascii: ":")) { out in
+            var written = 0
+            for (index, byte) in text.enumerated() {
+                if separated, index % 3 == 2 {
+                    guard byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-") else { return false }
+                    continue
+                }
+                guard let nibble = Self.nibble(byte) else { return false }
+                // The colons are in place already.
+                if written % 3 == 2 { written += 1 }
+                out[written] = Self.hexDigit(nibble)
+                written += 1
             }
-            guard let nibble = Self.nibble(byte) else { return false }
-            if digits > 0, digits % 2 == 0 { bytes.append(UInt8(ascii: ":")) }
-            bytes.append(Self.hexDigits[Int(nibble)])
-            digits += 1
+            return true
         }
-        return true
+    }
+
+    /// Appends `count` bytes of `separator`, then lets `body` write over them in place (its
+    /// result is returned): one growth of the buffer for a whole UUID or address, not one per digit.
+    private mutating func fill(_ count: Int, separator: UInt8, _ body: (UnsafeMutableBufferPointer<UInt8>) -> Bool) -> Bool {
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(separator, count: count))
+        return bytes.withUnsafeMutableBufferPointer { body(UnsafeMutableBufferPointer(rebasing: $0[start...])) }
     }
 
     /// A whole number from 0 to 65,535 written in decimal (leading zeros allowed): appended without them.
@@ -132,5 +146,9 @@ public struct CanonicalIdentityBuffer: Sendable {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    /// The lower-case hex digit of a value from 0 to 15 (computed: a table would be a global,
+    /// looked up through its lazy initialisation at every digit).
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value
+    }
 }

@@ -18,14 +18,16 @@ public enum ESPresenseReport {
         var tx: Int?
         do throws(JSONReader.Failure) {
             try reader.readObject { (reader: inout JSONReader, key: JSONKey) throws(JSONReader.Failure) in
-                if key.is("id"), try reader.peekKind() == .string {
-                    id = try reader.readStringSpan()
-                } else if key.is("rssi") {
+                // By length first: most members are none of these.
+                switch key.count {
+                case 2 where key.is("id"):
+                    if try reader.peekKind() == .string { id = try reader.readStringSpan() } else { try reader.skipValueAllowingNonFinite() }
+                case 4 where key.is("rssi"):
                     rssiSeen = true
                     rssi = try reader.readDecibels(within: ForeignSighting.rssiRange)
-                } else if key.is("rssi@1m") {
+                case 7 where key.is("rssi@1m"):
                     tx = try reader.readDecibels(within: ForeignSighting.rssiRange)
-                } else {
+                default:
                     try reader.skipValueAllowingNonFinite()
                 }
             }

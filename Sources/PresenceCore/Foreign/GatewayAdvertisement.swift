@@ -63,27 +63,20 @@ public enum GatewayAdvertisement {
         }
 
         mutating func read(_ key: JSONKey, from reader: inout JSONReader) throws(JSONReader.Failure) {
-            if key.is("id") {
-                address = try Self.string(&reader)
-            } else if key.is("rssi") {
+            // By length first: a gateway writes many members, most of them none of these.
+            switch key.count {
+            case 2 where key.is("id"): address = try Self.string(&reader)
+            case 4 where key.is("rssi"):
                 rssiSeen = true
                 rssi = try reader.readDecibels(within: ForeignSighting.rssiRange)
-            } else if key.is("txpower") {
-                txPower = try reader.readDecibels(within: -128 ... 127)
-            } else if key.is("uuid") {
-                uuid = try Self.string(&reader)
-            } else if key.is("major") {
-                major = try Self.number(&reader)
-            } else if key.is("minor") {
-                minor = try Self.number(&reader)
-            } else if key.is("manufacturerdata") {
-                manufacturerData = try Self.string(&reader)
-            } else if key.is("servicedata") {
-                serviceData = try Self.string(&reader)
-            } else if key.is("servicedatauuid") {
-                serviceDataUUID = try Self.string(&reader)
-            } else {
-                try reader.skipValueAllowingNonFinite()
+            case 4 where key.is("uuid"): uuid = try Self.string(&reader)
+            case 5 where key.is("major"): major = try Self.number(&reader)
+            case 5 where key.is("minor"): minor = try Self.number(&reader)
+            case 7 where key.is("txpower"): txPower = try reader.readDecibels(within: -128 ... 127)
+            case 11 where key.is("servicedata"): serviceData = try Self.string(&reader)
+            case 15 where key.is("servicedatauuid"): serviceDataUUID = try Self.string(&reader)
+            case 16 where key.is("manufacturerdata"): manufacturerData = try Self.string(&reader)
+            default: try reader.skipValueAllowingNonFinite()
             }
         }
 
@@ -113,17 +106,22 @@ public enum GatewayAdvertisement {
         guard let uuid = fields.uuid, let major = fields.major, let minor = fields.minor else { return false }
         identity.append("ibeacon:")
         guard uuid.withBytes(in: payload, { identity.appendUUID($0) }) else { return false }
-        for number in [major, minor] {
-            identity.append(":")
-            switch number {
-            case .value(let value):
-                guard (0 ... 65_535).contains(value) else { return false }
-                identity.appendDecimal(UInt16(value))
-            case .text(let text):
-                guard text.withBytes(in: payload, { identity.appendUInt16($0) }) else { return false }
-            }
+        identity.append(":")
+        guard appendNumber(major, in: payload, into: &identity) else { return false }
+        identity.append(":")
+        return appendNumber(minor, in: payload, into: &identity)
+    }
+
+    /// A major or minor from 0 to 65,535.
+    private static func appendNumber(_ number: Fields.Number, in payload: UnsafeRawBufferPointer, into identity: inout CanonicalIdentityBuffer) -> Bool {
+        switch number {
+        case .value(let value):
+            guard (0 ... 65_535).contains(value) else { return false }
+            identity.appendDecimal(UInt16(value))
+            return true
+        case .text(let text):
+            return text.withBytes(in: payload) { identity.appendUInt16($0) }
         }
-        return true
     }
 
     /// An iBeacon (company 0x004C, type 0x02 0x15) or an AltBeacon (code 0xBEAC) in the manufacturer
@@ -148,11 +146,11 @@ public enum GatewayAdvertisement {
 
     /// A UUID at `start` and two big-endian 16-bit numbers after it, as `uuid:n:n`.
     private static func appendBeaconFields(_ bytes: HexBytes, from start: Int, into identity: inout CanonicalIdentityBuffer) {
-        for (index, range) in [0 ..< 4, 4 ..< 6, 6 ..< 8, 8 ..< 10, 10 ..< 16].enumerated() {
-            if index > 0 { identity.append("-") }
-            identity.appendHex(values: range.lazy.map { bytes[start + $0] })
+        for offset in 0 ..< 16 {
+            if offset == 4 || offset == 6 || offset == 8 || offset == 10 { identity.append("-") }
+            identity.appendHex(values: CollectionOfOne(bytes[start + offset]))
         }
-        for offset in [16, 18] {
+        for offset in stride(from: 16, through: 18, by: 2) {
             identity.append(":")
             identity.appendDecimal(UInt16(bytes[start + offset]) << 8 | UInt16(bytes[start + offset + 1]))
         }

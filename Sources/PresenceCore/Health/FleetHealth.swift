@@ -106,6 +106,21 @@ public struct FleetHealth: Sendable {
             self.since = since
         }
 
+        /// A batch of `sightings` arrived at `time`; its rate is measured over `rateWindow`.
+        mutating func batch(at time: Int64, sightings: Int, clockOffset: Int64?, rateWindow: Int64) {
+            lastHeard = max(lastHeard ?? time, time)
+            lastBatch = max(lastBatch ?? time, time)
+            if let start = windowStart, TimeBounds.difference(time, start) >= rateWindow {
+                sightingsPerSecond = Double(windowSightings) * 1000 / Double(TimeBounds.difference(time, start))
+                windowStart = time
+                windowSightings = 0
+            } else if windowStart == nil {
+                windowStart = time
+            }
+            windowSightings += sightings
+            if let clockOffset { self.clockOffset = clockOffset }
+        }
+
         func isIncognito(at time: Int64) -> Bool {
             incognitoUntil.map { time < $0 } ?? false
         }
@@ -234,19 +249,9 @@ public struct FleetHealth: Sendable {
     /// A batch of `sightings` from registered `node` arrived at `time`; `clockOffset` is the
     /// node's clock estimate after it (`NodeClock.offset`).
     public mutating func batch(from node: String, at time: Int64, sightings: Int, clockOffset: Int64?) {
-        guard var entry = nodes[node], !entry.isIncognito(at: time) else { return }
-        entry.lastHeard = max(entry.lastHeard ?? time, time)
-        entry.lastBatch = max(entry.lastBatch ?? time, time)
-        if let start = entry.windowStart, TimeBounds.difference(time, start) >= configuration.rateWindow {
-            entry.sightingsPerSecond = Double(entry.windowSightings) * 1000 / Double(TimeBounds.difference(time, start))
-            entry.windowStart = time
-            entry.windowSightings = 0
-        } else if entry.windowStart == nil {
-            entry.windowStart = time
-        }
-        entry.windowSightings += sightings
-        if let clockOffset { entry.clockOffset = clockOffset }
-        nodes[node] = entry
+        // Changed where it lies: one lookup (foreign nodes send a batch per sighting).
+        guard let index = nodes.index(forKey: node), !nodes.values[index].isIncognito(at: time) else { return }
+        nodes.values[index].batch(at: time, sightings: sightings, clockOffset: clockOffset, rateWindow: configuration.rateWindow)
     }
 
     /// Registered `node`'s stats (its heartbeat) arrived at `time`, saying `reportsPerSecond`.

@@ -397,7 +397,14 @@ public struct JSONReader {
     /// that some firmwares print for a float that is not a number (ESPresense's distances): not
     /// JSON, but what those nodes publish.
     public mutating func skipValueAllowingNonFinite() throws(Failure) {
-        for literal: StaticString in ["nan", "-nan", "inf", "-inf"] where consume(literal) { return }
+        skipWhitespace()
+        // Looked for only where one can start (`n`, `i`, or `-` before either): most values skipped
+        // are numbers and strings, read by the ten thousand a second.
+        let next = position + 1 < bytes.count ? bytes[position + 1] : 0
+        if position < bytes.count, case let first = bytes[position],
+           first == UInt8(ascii: "n") || first == UInt8(ascii: "i") || (first == UInt8(ascii: "-") && (next == UInt8(ascii: "n") || next == UInt8(ascii: "i"))) {
+            for literal: StaticString in ["nan", "-nan", "inf", "-inf"] where consume(literal) { return }
+        }
         try skipValue(depth: 0)
     }
 
@@ -428,6 +435,11 @@ public struct JSONKey {
     init(decoded: String) {
         raw = nil
         self.decoded = decoded
+    }
+
+    /// Its length in UTF-8 bytes: to tell keys apart by it before comparing them.
+    public var count: Int {
+        raw?.count ?? decoded?.utf8.count ?? 0
     }
 
     /// Whether the key is exactly `name`.

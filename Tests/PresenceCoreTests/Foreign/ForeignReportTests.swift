@@ -147,6 +147,27 @@ import Testing
         #expect(Self.reading(topic: "espresense/devices/x/hall", payload: odd) == "hall espresense:eddy:0001-aabb -60 -")
     }
 
+    @Test func uuidsAndAddressesAreSpelledCanonicallyAfterWhatCameBefore() {
+        func spelled(_ text: String, prefix: StaticString, _ append: (inout CanonicalIdentityBuffer, UnsafeRawBufferPointer) -> Bool) -> String? {
+            var identity = CanonicalIdentityBuffer()
+            identity.append(prefix)
+            return Array(text.utf8).withUnsafeBytes { append(&identity, $0) } ? identity.text : nil
+        }
+        let uuid = "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0"
+        for text in ["E2C56DB5DFFB48D2B060D0F5A71096E0", "e2c56db5-dffb-48d2-b060-d0f5a71096e0", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0"] {
+            #expect(spelled(text, prefix: "ibeacon:") { $0.appendUUID($1) } == uuid, "\(text)")
+        }
+        for text in ["E2C56DB5DFFB48D2B060D0F5A71096E", "e2c56db5-dffb48d2--b060-d0f5a71096e0", "g2c56db5dffb48d2b060d0f5a71096e0", "e2c56db5-dffb-48d2-b060-d0f5a71096e0-"] {
+            #expect(spelled(text, prefix: "ibeacon:") { $0.appendUUID($1) } == nil, "\(text)")
+        }
+        for text in ["C4:7C:8D:6A:2B:01", "c4-7c-8d-6a-2b-01", "C47C8D6A2B01"] {
+            #expect(spelled(text, prefix: "mac:") { $0.appendAddress($1) } == "mac:c4:7c:8d:6a:2b:01", "\(text)")
+        }
+        for text in ["C4:7C:8D:6A:2B:0G", "C4.7C.8D.6A.2B.01", "C47C8D6A2B0", "C4:7C:8D:6A:2B01:"] {
+            #expect(spelled(text, prefix: "mac:") { $0.appendAddress($1) } == nil, "\(text)")
+        }
+    }
+
     @Test func hostileReportsAreRejectedWithTheirReason() {
         let cases: [(String, String)] = [
             (#"not json"#, "not_json"),
