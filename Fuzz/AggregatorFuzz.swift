@@ -89,7 +89,13 @@ enum AggregatorFuzz {
             case 2: topic = topics.nodeStats(node: node)
             default: topic = k & 0xC0 == 0x40 ? topics.healthPart(node) : foreign.topic(node: node)
             }
-            check(payload.withUnsafeBytes { core.receive(topic: topic, payload: $0, at: time) })
+            // Through either entry, as the libmosquitto session's messages and a stream
+            // subscriber's reads reach the core.
+            if time & 1 == 0 {
+                check(payload.withUnsafeBytes { core.receive(topic: topic, payload: $0, at: time) })
+            } else {
+                check(Array(topic.utf8).withUnsafeBytes { topic in payload.withUnsafeBytes { core.receive(topicBytes: topic, payload: $0, at: time) } })
+            }
             if k & 0x80 != 0 { check(core.tick(at: time)) }
             _ = SightingBatchDecoder.decode(payload, topicNode: node)
             record(payload, topic: topic, at: time)
