@@ -61,14 +61,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
     @Option(help: "Serve the live venue page, its JSON, /metrics, /healthz and /readyz on ADDR:PORT (e.g. 127.0.0.1:8080); off by default.")
     var http: String?
 
-    @Option(help: "Also read ESPresense nodes that publish under this topic prefix (ESPresense's default: espresense); a room is the node whose key is its name.")
-    var espresense: String?
-
-    @Option(help: "Also read OpenMQTTGateway gateways that publish BLE under this topic prefix (its default: home); a gateway is the node whose key is its name.")
-    var openmqttgateway: String?
-
-    @Option(help: "Also read Theengs Gateway gateways that publish under this topic prefix (its default: home); a gateway is the node whose key is its name.")
-    var theengs: String?
+    @OptionGroup var foreign: ForeignOptions
 
     mutating func run() async throws {
         LogOptions.bootstrap(level: try LogOptions.level(logLevel))
@@ -79,7 +72,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
         configuration.retention = try keep.retention()
         configuration.core.homeAssistant = try homeAssistant.configuration(pipeline: configuration.topics)
         configuration.core.health = try health.configuration()
-        configuration.core.foreign = try ForeignTopics(espresense: espresense, openMQTTGateway: openmqttgateway, theengs: theengs)
+        configuration.core.foreign = try foreign.topics()
         configuration.logIdentities = logIdentities
         configuration.clientID = clientID
         configuration.cleanSession = cleanSession

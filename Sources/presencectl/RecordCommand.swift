@@ -22,16 +22,20 @@ struct RecordCommand: AsyncParsableCommand {
         discussion: """
             Each line is the batch as published with 'received' (ms since the epoch) and 'topic' put in front. The nodes' \
             status and stats messages are recorded the same way, since the engine takes node health into account. \
+            With --espresense, --openmqttgateway or --theengs (the aggregator's flags), the foreign nodes' reports are \
+            recorded too, and their status ('online', 'offline') as {"received":…,"topic":…,"text":…}. \
             Stops after --for, or on SIGINT/SIGTERM.
             """)
 
     @OptionGroup var connection: ConnectionOptions
+    @OptionGroup var foreign: ForeignOptions
     @Option(help: "The file to write (appended to if it exists).") var out: String
     @Option(name: .customLong("for"), help: "Stop after this long, such as 10m.") var duration: String?
 
     func run() async throws {
         let limit = try duration.map { try DurationText.milliseconds($0, what: "--for") }
         let topics = try connection.topics()
+        let foreignTopics = try foreign.topics()
         let broker = try connection.mqttBroker()
         guard let file = fopen(out, "a") else {
             throw ValueError("--out '\(out)' cannot be opened for writing: \(String(cString: strerror(errno)))")
@@ -41,6 +45,7 @@ struct RecordCommand: AsyncParsableCommand {
         mqtt.subscriptions = [MQTTSubscription(topics.allSightings, qos: 1), MQTTSubscription(topics.allShardedSightings, qos: 1),
                               MQTTSubscription(topics.allNodeStatuses, qos: 1),
                               MQTTSubscription(topics.allNodeStats, qos: 1)]
+        mqtt.subscriptions += foreignTopics.subscriptions.map { MQTTSubscription($0, qos: 0) }
         let client = try MQTTClient(configuration: mqtt, logger: logger)
         let writer = RecordingWriter(file: FileHandleBox(file))
         let recorder = SubscriptionService(client: client, limit: limit, handle: writer.write)
@@ -49,7 +54,7 @@ struct RecordCommand: AsyncParsableCommand {
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         fclose(file)
-        StandardStreams.error("recorded \(writer.count) batches to \(out)")
+        StandardStreams.error("recorded \(writer.count) messages to \(out)")
     }
 }
 

@@ -10,7 +10,7 @@ struct ReplayCommand: AsyncParsableCommand {
         commandName: "replay",
         abstract: "Run the aggregator's core over a recorded file and print the events it decides, one JSON object per line.",
         discussion: """
-            Uses the registry in the database and the same tuning flags as presence-aggregator; writes nothing. \
+            Uses the registry in the database and the same tuning and foreign-node flags as presence-aggregator; writes nothing. \
             After the last line, time runs on until every pending timeout has been decided. \
             --print messages prints every message the aggregator would publish (with --ha-discovery, Home Assistant's too), \
             one JSON object per line: {"topic":…,"retain":…,"payload":"…"}. --print feed prints the venue page's event feed \
@@ -25,6 +25,7 @@ struct ReplayCommand: AsyncParsableCommand {
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var tuning: EngineOptions
     @OptionGroup var homeAssistant: HomeAssistantOptions
+    @OptionGroup var foreign: ForeignOptions
     @Option(name: .customLong("print"), help: "What to print: events (the default), messages, or feed.") var output = Output.events
     @Argument(help: "A file written by `presencectl record`.") var file: String
 
@@ -33,6 +34,7 @@ struct ReplayCommand: AsyncParsableCommand {
         configuration.pipeline = try tuning.pipelineConfiguration()
         configuration.topics = try connection.topics()
         configuration.homeAssistant = try homeAssistant.configuration(pipeline: configuration.topics)
+        configuration.foreign = try foreign.topics()
         configuration.page = output == .feed
         configuration.catchUp = false
         let contents = try LineFile(path: file)
@@ -56,11 +58,17 @@ struct ReplayCommand: AsyncParsableCommand {
                 core = started
             }
             lastReceived = max(lastReceived, arrival.received)
-            guard Topics.nodeMessage(in: arrival.topic) != nil else {
+            var topic = arrival.topic
+            let foreignTopic = !configuration.foreign.isEmpty && topic.withUTF8 { configuration.foreign.match(UnsafeRawBufferPointer($0)) != nil }
+            guard foreignTopic || Topics.nodeMessage(in: arrival.topic) != nil else {
                 skipped += 1
                 return
             }
-            output.take(core?.receive(topic: arrival.topic, payload: line, at: arrival.received) ?? [])
+            if let text = Recording.text(of: line) {
+                output.take(text.withUnsafeBytes { core?.receive(topic: arrival.topic, payload: $0, at: arrival.received) } ?? [])
+            } else {
+                output.take(core?.receive(topic: arrival.topic, payload: line, at: arrival.received) ?? [])
+            }
         }
         progress.finish()
         guard var core else {

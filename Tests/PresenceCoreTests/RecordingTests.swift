@@ -11,12 +11,30 @@ import Testing
         #expect(try SightingBatchDecoder.decode(line, topicNode: "n1").get().batch == batch)
     }
 
-    @Test func prettyPayloadsBecomeOneLineAndNonObjectsAreNotRecorded() throws {
+    @Test func prettyPayloadsBecomeOneLineAndOtherPayloadsTextLines() throws {
         let pretty = Array("{\n  \"v\": 1\n}".utf8)
         let line = try #require(Recording.line(payload: pretty, topic: "t", received: 5))
         #expect(!line.contains(0x0A))
-        #expect(Recording.line(payload: Array("[1]".utf8), topic: "t", received: 5) == nil)
         #expect(String(decoding: try #require(Recording.line(payload: Array("{ }".utf8), topic: "t", received: 5)), as: UTF8.self) == #"{"received":5,"topic":"t"}"#)
+        // A foreign node's status, and anything else that is text, is kept as a string.
+        for text in ["offline", "[1]", "line\none \"quoted\"", ""] {
+            let line = try #require(Recording.line(payload: Array(text.utf8), topic: "a/b", received: 7))
+            #expect(!line.contains(0x0A))
+            #expect(line.withUnsafeBytes { Recording.arrival(of: $0) }.map { "\($0.received) \($0.topic)" } == "7 a/b")
+            #expect(line.withUnsafeBytes { Recording.text(of: $0) } == Array(text.utf8), "\(text)")
+        }
+        #expect(Recording.line(payload: [0x6F, 0xFF], topic: "t", received: 5) == nil)
+    }
+
+    @Test(arguments: [
+        #"{"received":7,"topic":"a","v":1,"text":"x"}"#,
+        #"{"received":7,"topic":"a","id":"x"}"#,
+        #"{"received":7,"topic":"a","text":"x","rssi":nan}"#,
+        #"{"received":7,"text":"x"}"#,
+        #"{"received":7,"topic":"a","text":1}"#,
+    ])
+    func linesThatArePayloadsHaveNoText(_ line: String) {
+        #expect(Array(line.utf8).withUnsafeBytes { Recording.text(of: $0) } == nil)
     }
 
     @Test(arguments: [

@@ -1,14 +1,25 @@
 /// The lines of a `presencectl record` file: each message the aggregator reads (SightingBatches,
-/// and the nodes' status and stats) exactly as published, with two members put in front,
-/// `received` (arrival time, ms since the epoch) and `topic`, so that a replay sees the same
-/// arrivals as the live aggregator did. Decoders ignore the extra members.
+/// the nodes' status and stats, foreign nodes' reports) exactly as published, with two members put
+/// in front, `received` (arrival time, ms since the epoch) and `topic`, so that a replay sees the
+/// same arrivals as the live aggregator did. Decoders ignore the extra members. A payload that is
+/// not a JSON object (a foreign node's `online` or `offline`) is kept as a string, alone beside
+/// them: `{"received":…,"topic":"…","text":"offline"}`.
 public enum Recording {
     /// The line for `payload` received on `topic` at `received` (no trailing newline), or nil
-    /// when the payload is not a JSON object and so cannot carry the arrival.
+    /// when the payload is neither a JSON object nor UTF-8 text.
     public static func line(payload: [UInt8], topic: String, received: Int64) -> [UInt8]? {
         var start = 0
         while start < payload.count, [0x20, 0x09, 0x0A, 0x0D].contains(payload[start]) { start += 1 }
-        guard start < payload.count, payload[start] == UInt8(ascii: "{") else { return nil }
+        guard start < payload.count, payload[start] == UInt8(ascii: "{") else {
+            guard let text = String(validating: payload, as: UTF8.self) else { return nil }
+            var line = JSONWriter()
+            line.object { w in
+                w.member("received", received)
+                w.member("topic", topic)
+                w.member("text", text)
+            }
+            return line.bytes
+        }
         var rest = start + 1
         while rest < payload.count, [0x20, 0x09, 0x0A, 0x0D].contains(payload[rest]) { rest += 1 }
         var head = JSONWriter()
@@ -24,6 +35,34 @@ public enum Recording {
             line.append(byte == 0x0A || byte == 0x0D ? 0x20 : byte)
         }
         return line
+    }
+
+    /// The payload a line was written for when it was not a JSON object (the line's `text`, when
+    /// its members are `received`, `topic` and `text` only); nil for a line that is the payload.
+    public static func text(of line: UnsafeRawBufferPointer) -> [UInt8]? {
+        // Only a line ending in a string can be one; most lines are not parsed twice.
+        var end = line.count
+        while end > 0, [0x20, 0x09, 0x0D].contains(line[end - 1]) { end -= 1 }
+        guard end >= 2, line[end - 1] == UInt8(ascii: "}"), line[end - 2] == UInt8(ascii: "\"") else { return nil }
+        var reader = JSONReader(line)
+        var arrival = 0
+        var others = false
+        var text: String?
+        do throws(JSONReader.Failure) {
+            try reader.readObject { (reader: inout JSONReader, key: JSONKey) throws(JSONReader.Failure) in
+                if key.is("text"), try reader.peekKind() == .string {
+                    text = try reader.readString()
+                    return
+                }
+                if key.is("received") || key.is("topic") { arrival += 1 } else { others = true }
+                try reader.skipValue()
+            }
+            try reader.expectEnd()
+        } catch {
+            return nil
+        }
+        guard arrival == 2, !others, let text else { return nil }
+        return Array(text.utf8)
     }
 
     /// The arrival time and topic of a recorded line; nil if the line does not carry them.
