@@ -21,6 +21,8 @@ extension AggregatorCore {
     mutating func receiveForeign(topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, at receivedAt: Int64, into actions: inout [Action]) -> Bool {
         guard let match = configuration.foreign.match(topic) else { return false }
         let name = UnsafeRawBufferPointer(rebasing: topic[match.node])
+        // The name as the topic writes it, for logs and keys that are not the name itself.
+        let written = { Substring(String(decoding: name, as: UTF8.self)) }
         let outcome: PresencePipeline.Outcome
         switch match.kind {
         case .espresenseReport:
@@ -32,13 +34,12 @@ extension AggregatorCore {
             outcome = pipeline.receiveForeign(payload, dialect: .gateway, node: name, at: receivedAt)
             calibrated(into: &actions)
         case .status:
-            let written = Substring(String(decoding: name, as: UTF8.self))
             guard let online = ForeignTopics.isOnline(payload) else {
                 warn("status-unreadable", "ignored a foreign node status that is neither online nor offline",
-                     ["node": StrangerNodes.displayName(written)], at: receivedAt, into: &actions)
+                     ["node": StrangerNodes.displayName(written())], at: receivedAt, into: &actions)
                 return true
             }
-            let node = ForeignTopics.nodeKey(for: written) ?? written
+            let node = ForeignTopics.nodeKey(for: name).map { Substring($0) } ?? written()
             outcome = pipeline.receiveStatus(node: node, online: online, at: receivedAt)
             if outcome.refusal == nil, let held = limiter.admit("status-\(node)", at: receivedAt) {
                 actions.append(.log(LogLine(.notice, "node status", ["node": String(node), "state": online ? "online" : "offline", "suppressed": "\(held)"])))
@@ -46,7 +47,7 @@ extension AggregatorCore {
         }
         if let refusal = outcome.refusal {
             warn("refused-\(refusal.reason)", "ignored a foreign node's message", [
-                "node": StrangerNodes.displayName(Substring(String(decoding: name, as: UTF8.self))), "reason": "\(refusal)",
+                "node": StrangerNodes.displayName(written()), "reason": "\(refusal)",
             ], at: receivedAt, into: &actions)
         }
         decided(outcome.events, at: receivedAt, into: &actions)

@@ -10,8 +10,8 @@ extension PresencePipeline {
     /// A foreign node's report of one advertiser arrived at `receivedAt` from the room or gateway
     /// named `name` (the topic's bytes; `ForeignTopics.nodeKey(for:)` gives its node): the clock
     /// moves to the arrival, which is also the sighting's time (these reports carry none), then
-    /// the sighting is matched as a native node's would be. Its stated power at 1 m stands where the registry has none;
-    /// its distances are not read (the engine makes its own).
+    /// the sighting is matched as a native node's would be. Its stated power at 1 m stands where
+    /// the registry has none; its distances are not read (the engine makes its own).
     ///
     /// While other aggregators share the venue, every one of them hears every foreign report
     /// (they cannot be split by shard at the node): each takes the observations of its own shards,
