@@ -24,6 +24,8 @@ ROUTES = [
     (re.compile(r"/v1/events/[^/]+/[^/]+$"), "presence-event"),
     (re.compile(r"/v1/state/users/[^/]+$"), "user-state"),
     (re.compile(r"/v1/state/beacons/[^/]+$"), "beacon-state"),
+    (re.compile(r"/v1/zones/events/[^/]+/[^/]+$"), "zone-event"),
+    (re.compile(r"/v1/zones/state/[^/]+$"), "zone-state"),
     (re.compile(r"/v1/notify/[^/]+$"), "notification"),
     (re.compile(r"/v1/aggregator/status$"), "aggregator-status"),
     (re.compile(r"/v1/aggregator/stats$"), "aggregator-stats"),

@@ -158,6 +158,7 @@ final class DatabaseWriter: Service {
             switch entry.record {
             case .decided(let decided):
                 batch.events += decided.messages.filter { $0.event != nil }
+                batch.zoneEvents += decided.messages.filter { $0.zoneEvent != nil }
                 batch.notifications += decided.notifications
             case .progress(let progress):
                 batch.clock = (configuration.effectiveClientID, max(batch.clock?.time ?? .min, progress.clock))

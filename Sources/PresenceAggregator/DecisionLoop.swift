@@ -64,10 +64,10 @@ final class DecisionLoop: Service {
         coreConfiguration.page = live != nil
         coreConfiguration.sharing = true
         coreConfiguration.name = configuration.topicName
-        var core = AggregatorCore(configuration: coreConfiguration, registry: start.registry, sessions: start.sessions,
+        var core = AggregatorCore(configuration: coreConfiguration, registry: start.registry, sessions: start.sessions, zoneSessions: start.zoneSessions,
                                   savedClock: start.savedClock, recentNotifications: start.recentNotifications, storedOffsets: start.storedOffsets,
                                   now: WallClock.milliseconds())
-        execute(core.own(grant.shards, sessions: grant.sessions, at: WallClock.milliseconds()), core)
+        execute(core.own(grant.shards, sessions: grant.sessions, zoneSessions: grant.zoneSessions, at: WallClock.milliseconds()), core)
         execute(core.resume(at: WallClock.milliseconds()), core)
         ready.open()
         await withTaskGroup(of: Void.self) { group in

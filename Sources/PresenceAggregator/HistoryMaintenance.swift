@@ -32,7 +32,7 @@ final class HistoryMaintenance: Service {
                         }
                         let report = try await db.purge(retention)
                         logger.log(level: report.isEmpty ? .debug : .info, "purged history past its retention", metadata: [
-                            "sessions": "\(report.sessions)", "events": "\(report.events)", "notifications": "\(report.notifications)",
+                            "sessions": "\(report.sessions)", "zone_sessions": "\(report.zoneSessions)", "events": "\(report.events)", "notifications": "\(report.notifications)",
                             "months": "\(report.months)",
                         ])
                     }

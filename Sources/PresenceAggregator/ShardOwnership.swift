@@ -20,6 +20,7 @@ final class ShardOwnership: Service {
     struct Grant: Sendable {
         var shards: ShardSet
         var sessions: [Presence]
+        var zoneSessions: [ZoneSession] = []
     }
 
     private let clientID: String
@@ -120,12 +121,13 @@ final class ShardOwnership: Service {
                 let keep = ShardSet(held.subtracting(plan.give))
                 if owned != keep {
                     let sessions = taken.isEmpty ? [] : try await db.openSessions()
+                    let zoneSessions = taken.isEmpty ? [] : try await db.openZoneSessions()
                     // Nil: the decision loop has stopped. The locks stay until the service stops, after
                     // the database writer has stored what the loop decided.
                     // The sessions of shards given back close first, so that the broker keeps what
                     // comes next for the next owner; those of shards taken open once the core owns them.
                     await inbound.receive(ShardSet((owned ?? .empty).sorted.filter(keep.contains)))
-                    let end = await hand(Grant(shards: keep, sessions: sessions))
+                    let end = await hand(Grant(shards: keep, sessions: sessions, zoneSessions: zoneSessions))
                     deciding = end != nil
                     owned = keep
                     if deciding { await inbound.receive(keep) }
@@ -172,7 +174,7 @@ final class ShardOwnership: Service {
     /// the loop has stopped).
     private func hand(_ grant: Grant) async -> UInt64? {
         if settleFirst(grant) { return journal.status.end }
-        let changed = await inbox.change { core in core.own(grant.shards, sessions: grant.sessions, at: WallClock.milliseconds()) }
+        let changed = await inbox.change { core in core.own(grant.shards, sessions: grant.sessions, zoneSessions: grant.zoneSessions, at: WallClock.milliseconds()) }
         return changed ? journal.status.end : nil
     }
 

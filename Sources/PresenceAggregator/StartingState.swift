@@ -3,8 +3,8 @@ import PresenceCore
 import PresencePostgres
 import PresenceStore
 
-/// What the decision loop starts from: the registry, the sessions open when the aggregator
-/// stopped, how far it had decided, the notifications within the cool-down and (with
+/// What the decision loop starts from: the registry, the sessions and zone stays open when the
+/// aggregator stopped, how far it had decided, the notifications within the cool-down and (with
 /// `--self-calibrate`) the node offsets fitted before, as the database
 /// says them, with the journal's records it has not applied yet laid over them (`JournalFold`).
 /// The journal is opened here, bound to the database: one written for another database (or topic
@@ -12,6 +12,7 @@ import PresenceStore
 struct StartingState: Sendable {
     var registry: Registry
     var sessions: [Presence]
+    var zoneSessions: [ZoneSession]
     var savedClock: Int64?
     var recentNotifications: [PresenceNotification]
     var storedOffsets: [String: Double]
@@ -25,7 +26,7 @@ struct StartingState: Sendable {
             let stored = try await database.journalPosition(clientID: configuration.effectiveClientID)
             let binding = JournalBinding(database: try await database.databaseIdentity(), topicPrefix: configuration.topics.prefix)
             try journal.open(for: binding, storedJournal: stored?.journal)
-            let fold = JournalFold(sessions: try await database.openSessions(),
+            let fold = JournalFold(sessions: try await database.openSessions(), zoneSessions: try await database.openZoneSessions(),
                                    clock: try await database.savedClock(clientID: configuration.effectiveClientID),
                                    notifications: try await database.recentNotifications(within: configuration.core.notificationCooldown))
             let storedOffsets = configuration.core.pipeline.selfCalibrate ? try await database.storedNodeOffsets() : [:]
@@ -44,7 +45,7 @@ struct StartingState: Sendable {
         if count > 0 {
             logger.notice("laid the journal's records the database lacks over what it says", metadata: ["records": "\(count)"])
         }
-        return StartingState(registry: registry, sessions: laid.openSessions, savedClock: laid.clock, recentNotifications: laid.notifications,
+        return StartingState(registry: registry, sessions: laid.openSessions, zoneSessions: laid.openZoneSessions, savedClock: laid.clock, recentNotifications: laid.notifications,
                              storedOffsets: storedOffsets)
     }
 

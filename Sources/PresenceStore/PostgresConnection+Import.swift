@@ -17,6 +17,15 @@ extension PostgresConnection {
                 try db.upsertVenue(key: try Slug(venue.key, what: "venue"), name: venue.name)
                 step()
             }
+            // Zones first without their parents, so that a parent is there whatever the order.
+            let zones = registry.zones.values.sorted { $0.key < $1.key }
+            for zone in zones {
+                var bare = zone
+                bare.parent = nil
+                try db.writeZone(bare)
+                step()
+            }
+            for zone in zones where zone.parent != nil { try db.writeZone(zone) }
             let beacons = registry.beacons.values.sorted { $0.key < $1.key }
             for beacon in beacons {
                 try db.writeBeacon(beacon, clearPolicy: false, addNeighbours: [], removeNeighbours: [])

@@ -7,6 +7,9 @@ extension PostgresConnection {
         let venues = try query("SELECT key, name FROM presence.venues").rows.map { row in
             Registry.Venue(key: row.string(0) ?? "", name: row.string(1))
         }
+        let zones = try query("SELECT key, venue_key, name, parent_key FROM presence.zones").rows.map { row in
+            Registry.Zone(key: row.string(0) ?? "", venue: row.string(1), name: row.string(2), parent: row.string(3))
+        }
         var neighbours: [String: [String]] = [:]
         for row in try query("SELECT beacon_key, neighbour_key FROM presence.beacon_neighbours ORDER BY 1, 2").rows {
             guard let beacon = row.string(0), let neighbour = row.string(1) else { continue }
@@ -14,7 +17,8 @@ extension PostgresConnection {
             neighbours[neighbour, default: []].append(beacon)
         }
         let beacons = try query("""
-            SELECT key, venue_key, name, identity, x, y, floor, radius, tx, hello, goodbye, switch_margin, switch_dwell_ms, absence_timeout_ms
+            SELECT key, venue_key, name, identity, x, y, floor, radius, tx, hello, goodbye, switch_margin, switch_dwell_ms, absence_timeout_ms,
+                   zone_key
             FROM presence.beacons
             """).rows.map { row in
             let key = row.string(0) ?? ""
@@ -22,7 +26,7 @@ extension PostgresConnection {
                 key: key, venue: row.string(1), name: row.string(2), identity: row.string(3), x: try row.double(4), y: try row.double(5),
                 floor: try row.int(6), radius: try row.double(7), tx: try row.int(8), hello: row.string(9), goodbye: row.string(10),
                 switchMargin: try row.double(11), switchDwell: try row.int(12).map(Int64.init), absenceTimeout: try row.int(13).map(Int64.init),
-                nextTo: (neighbours[key] ?? []).sorted())
+                nextTo: (neighbours[key] ?? []).sorted(), zone: row.string(14))
         }
         let nodes = try query("SELECT key, venue_key, beacon_key, x, y, floor, rssi_offset, pinned FROM presence.nodes").rows.map { row in
             Registry.Node(key: row.string(0) ?? "", venue: row.string(1), beacon: row.string(2), x: try row.double(3), y: try row.double(4),
@@ -36,7 +40,7 @@ extension PostgresConnection {
         let devices = try query("SELECT identity, user_key, name, tx FROM presence.devices").rows.map { row in
             Registry.Device(identity: row.string(0) ?? "", user: row.string(1) ?? "", name: row.string(2), tx: try row.int(3))
         }
-        var registry = Registry(venues: venues, beacons: beacons, nodes: nodes, users: users, devices: devices)
+        var registry = Registry(venues: venues, zones: zones, beacons: beacons, nodes: nodes, users: users, devices: devices)
         registry.erasures = try query("SELECT COALESCE(max(id), 0) FROM presence.erasures").rows.first?.int(0).map(Int64.init) ?? 0
         registry.shards = try query("SELECT shards FROM presence.settings").rows.first?.int(0).flatMap { try? Shards(count: $0) } ?? .one
         return registry
@@ -57,6 +61,40 @@ extension PostgresConnection {
             """, [key.value, name])
     }
 
+    /// Adds or updates a zone (nil fields keep their value). A parent that would put the zone
+    /// inside itself is refused.
+    public func upsertZone(_ zone: Registry.Zone) throws {
+        try transaction { db in try db.writeZone(zone) }
+    }
+
+    /// `upsertZone` inside the caller's transaction.
+    func writeZone(_ zone: Registry.Zone) throws {
+        if let venue = zone.venue { try requireExisting("venue", venue, in: "presence.venues") }
+        if let parent = zone.parent {
+            try requireExisting("zone", parent, in: "presence.zones")
+            let loops = try query("""
+                WITH RECURSIVE up (key, depth) AS (
+                    SELECT $2::text, 0
+                    UNION ALL
+                    SELECT z.parent_key, up.depth + 1 FROM presence.zones z JOIN up ON z.key = up.key
+                    WHERE z.parent_key IS NOT NULL AND up.depth < 1000
+                )
+                SELECT 1 FROM up WHERE key = $1 LIMIT 1
+                """, [zone.key, parent]).rows
+            if !loops.isEmpty {
+                throw ValueError("--parent '\(parent)' is not valid: zone '\(parent)' lies inside '\(zone.key)', and a zone cannot lie inside itself")
+            }
+        }
+        _ = try query("""
+            INSERT INTO presence.zones (key, venue_key, name, parent_key) VALUES ($1, $2, $3, $4)
+            ON CONFLICT (key) DO UPDATE SET
+                venue_key = COALESCE(EXCLUDED.venue_key, zones.venue_key),
+                name = COALESCE(EXCLUDED.name, zones.name),
+                parent_key = COALESCE(EXCLUDED.parent_key, zones.parent_key),
+                updated_at = now()
+            """, [zone.key, zone.venue, zone.name, zone.parent])
+    }
+
     /// Adds or updates a beacon (nil fields keep their value; `clearPolicy` makes its margin,
     /// dwell and timeout follow the aggregator's flags again), and adds and removes neighbours.
     public func upsertBeacon(_ beacon: Registry.Beacon, clearPolicy: Bool = false, addNeighbours: [String] = [],
@@ -69,6 +107,7 @@ extension PostgresConnection {
     /// `upsertBeacon` inside the caller's transaction.
     func writeBeacon(_ beacon: Registry.Beacon, clearPolicy: Bool, addNeighbours: [String], removeNeighbours: [String]) throws {
         if let venue = beacon.venue { try requireExisting("venue", venue, in: "presence.venues") }
+        if let zone = beacon.zone { try requireExisting("zone", zone, in: "presence.zones") }
         if let identity = beacon.identity {
             let owner = try query("SELECT key FROM presence.beacons WHERE identity = $1 AND key <> $2", [identity, beacon.key]).rows.first
             if let other = owner?.string(0) {
@@ -77,8 +116,8 @@ extension PostgresConnection {
         }
         _ = try query("""
             INSERT INTO presence.beacons (key, venue_key, name, identity, x, y, floor, radius, tx, hello, goodbye,
-                                          switch_margin, switch_dwell_ms, absence_timeout_ms)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+                                          switch_margin, switch_dwell_ms, absence_timeout_ms, zone_key)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $16)
             ON CONFLICT (key) DO UPDATE SET
                 venue_key = COALESCE(EXCLUDED.venue_key, beacons.venue_key),
                 name = COALESCE(EXCLUDED.name, beacons.name),
@@ -93,9 +132,10 @@ extension PostgresConnection {
                 switch_margin = CASE WHEN $15::boolean THEN NULL ELSE COALESCE(EXCLUDED.switch_margin, beacons.switch_margin) END,
                 switch_dwell_ms = CASE WHEN $15::boolean THEN NULL ELSE COALESCE(EXCLUDED.switch_dwell_ms, beacons.switch_dwell_ms) END,
                 absence_timeout_ms = CASE WHEN $15::boolean THEN NULL ELSE COALESCE(EXCLUDED.absence_timeout_ms, beacons.absence_timeout_ms) END,
+                zone_key = COALESCE(EXCLUDED.zone_key, beacons.zone_key),
                 updated_at = now()
             """, [beacon.key, beacon.venue, beacon.name, beacon.identity, beacon.x, beacon.y, beacon.floor, beacon.radius,
-                  beacon.tx, beacon.hello, beacon.goodbye, beacon.switchMargin, beacon.switchDwell, beacon.absenceTimeout, clearPolicy])
+                  beacon.tx, beacon.hello, beacon.goodbye, beacon.switchMargin, beacon.switchDwell, beacon.absenceTimeout, clearPolicy, beacon.zone])
         for neighbour in addNeighbours {
             guard neighbour != beacon.key else { throw ValueError("--next-to '\(neighbour)' is not valid: a beacon is not its own neighbour") }
             try requireExisting("beacon", neighbour, in: "presence.beacons")
@@ -190,6 +230,11 @@ extension PostgresConnection {
         }
     }
 
+    /// Removes a zone: the beacons and zones directly inside it lie in no zone after.
+    public func removeZone(_ key: Slug) throws {
+        try remove("zone", key.value, from: "presence.zones", column: "key")
+    }
+
     public func removeBeacon(_ key: Slug) throws {
         try remove("beacon", key.value, from: "presence.beacons", column: "key")
     }
@@ -212,7 +257,7 @@ extension PostgresConnection {
     public func forgetUser(_ key: Slug) throws -> [String] {
         try transaction { db in
             let devices = try db.query("SELECT identity FROM presence.devices WHERE user_key = $1", [key.value]).rows.compactMap { $0.string(0) }
-            for table in ["sessions", "events", "notifications"] {
+            for table in ["sessions", "zone_sessions", "events", "notifications"] {
                 _ = try db.query("DELETE FROM presence.\(table) WHERE user_key = $1", [key.value])
             }
             _ = try db.query("DELETE FROM presence.users WHERE key = $1", [key.value])

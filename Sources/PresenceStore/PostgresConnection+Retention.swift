@@ -1,7 +1,7 @@
 import PresenceCore
 import PresencePostgres
 
-/// How long history is kept: closed sessions, and published events and the notifications sent,
+/// How long history is kept: closed sessions (beacon and zone sessions alike), and published events and the notifications sent,
 /// for so many milliseconds after they ended; nil keeps them for ever.
 public struct Retention: Sendable, Equatable {
     public var sessions: Int64?
@@ -18,13 +18,14 @@ public struct Retention: Sendable, Equatable {
 /// How many rows a purge deleted, and how many whole months of them went as partitions.
 public struct PurgeReport: Sendable, Equatable {
     public var sessions = 0
+    public var zoneSessions = 0
     public var events = 0
     public var notifications = 0
     /// Monthly partitions of sessions and events dropped whole (their rows are counted above).
     public var months = 0
 
     /// Whether nothing was deleted.
-    public var isEmpty: Bool { sessions == 0 && events == 0 && notifications == 0 }
+    public var isEmpty: Bool { sessions == 0 && zoneSessions == 0 && events == 0 && notifications == 0 }
 }
 
 extension PostgresConnection {
@@ -37,8 +38,8 @@ extension PostgresConnection {
                   [Int(ahead.components.seconds)]).rows.first?.int(0) ?? 0
     }
 
-    /// Deletes, in one transaction, what `retention` no longer keeps: sessions closed longer ago
-    /// than `retention.sessions`, and events published and notifications sent longer ago than
+    /// Deletes, in one transaction, what `retention` no longer keeps: sessions and zone sessions
+    /// closed longer ago than `retention.sessions`, and events published and notifications sent longer ago than
     /// `retention.events`. Open sessions and events not yet published (the outbox) always stay.
     /// History is partitioned by month: the partitions are brought up to date first, months that
     /// ended before the limit are dropped whole, and the rest is deleted row by row.
@@ -58,6 +59,9 @@ extension PostgresConnection {
             if let keep = retention.sessions {
                 report.sessions += try db.query("""
                     DELETE FROM presence.sessions WHERE exited_at < now() - make_interval(secs => $1::bigint / 1000.0)
+                    """, [keep]).affectedRows
+                report.zoneSessions = try db.query("""
+                    DELETE FROM presence.zone_sessions WHERE exited_at < now() - make_interval(secs => $1::bigint / 1000.0)
                     """, [keep]).affectedRows
             }
             if let keep = retention.events {

@@ -20,6 +20,17 @@ extension PostgresConnection {
         }
     }
 
+    /// The open zone stays, by user and entry.
+    public func openZoneSessions() throws -> [ZoneSession] {
+        try query("""
+            SELECT user_key, zone_key, device, venue_key, (EXTRACT(EPOCH FROM entered_at) * 1000)::bigint
+            FROM presence.zone_sessions WHERE exited_at IS NULL ORDER BY user_key, entered_at, zone_key
+            """).rows.map { row in
+            ZoneSession(user: row.string(0) ?? "", zone: row.string(1) ?? "", device: row.string(2) ?? "", venue: row.string(3),
+                        entered: Int64(try row.int(4) ?? 0))
+        }
+    }
+
     /// The hellos and goodbyes sent within the last `milliseconds`, for the cool-down.
     public func recentNotifications(within milliseconds: Int64) throws -> [PresenceNotification] {
         try query("""

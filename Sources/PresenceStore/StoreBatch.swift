@@ -8,6 +8,8 @@ public struct StoreBatch: Sendable {
     /// The messages of the events, in order: each payload (the event's JSON, as published) goes to
     /// the database as it is, and the statements read the columns they need from it.
     public var events: [OutboundMessage] = []
+    /// The messages of zone events, in order: enters open zone sessions, exits close them.
+    public var zoneEvents: [OutboundMessage] = []
     public var notifications: [PresenceNotification] = []
     /// The aggregator's client id and the clock it has decided up to, when progress is saved.
     public var clock: (clientID: String, time: Int64)?
@@ -24,7 +26,7 @@ public struct StoreBatch: Sendable {
     public init() {}
 
     public var isEmpty: Bool {
-        events.isEmpty && notifications.isEmpty && clock == nil && lastSeen.isEmpty && published.isEmpty && journal == nil && erasedUsers.isEmpty
+        events.isEmpty && zoneEvents.isEmpty && notifications.isEmpty && clock == nil && lastSeen.isEmpty && published.isEmpty && journal == nil && erasedUsers.isEmpty
     }
 }
 
@@ -87,6 +89,7 @@ extension PostgresConnection {
                 statements.append(Self.sessionsStatement(enters))
             }
         }
+        statements += Self.zoneSessionStatements(batch.zoneEvents)
         if let clock = batch.clock {
             statements.append(("""
                 INSERT INTO presence.aggregator_clock (client_id, clock) VALUES ($1, to_timestamp($2::bigint / 1000.0))
@@ -113,7 +116,7 @@ extension PostgresConnection {
         }
         if !batch.erasedUsers.isEmpty {
             let users = PostgresArray(batch.erasedUsers)
-            for table in ["sessions", "events", "notifications"] {
+            for table in ["sessions", "zone_sessions", "events", "notifications"] {
                 statements.append(("DELETE FROM presence.\(table) WHERE user_key = ANY($1::text[])", [users]))
             }
         }
@@ -150,6 +153,35 @@ extension PostgresConnection {
             generations[generation].append(message)
         }
         return generations
+    }
+
+    /// Zone sessions opened by enters (once per enter event), then closed by exits: an exit closes
+    /// the open stay of its user in its zone that began when the exit says it did, so storing
+    /// the same zone events again, or an enter and its exit together, comes out the same.
+    private static func zoneSessionStatements(_ events: [OutboundMessage]) -> [(sql: String, parameters: [PostgresParameter])] {
+        let enters = events.filter { $0.zoneEvent?.kind == .enter }
+        let exits = events.filter { $0.zoneEvent?.kind == .exit }
+        var statements: [(sql: String, parameters: [PostgresParameter])] = []
+        if !enters.isEmpty {
+            statements.append(("""
+                INSERT INTO presence.zone_sessions (user_key, zone_key, venue_key, device, entered_at, enter_event)
+                SELECT e->>'user', e->>'zone', e->>'venue', e->>'device', to_timestamp((e->>'at')::bigint / 1000.0), (e->>'id')::uuid
+                FROM json_array_elements($1::json) WITH ORDINALITY AS v (e, n)
+                ORDER BY n
+                ON CONFLICT (enter_event) DO NOTHING
+                """, [PostgresJSONArray(enters.map(\.payload))]))
+        }
+        if !exits.isEmpty {
+            statements.append(("""
+                UPDATE presence.zone_sessions s
+                SET exited_at = GREATEST(to_timestamp((e->>'at')::bigint / 1000.0), s.entered_at),
+                    exit_reason = COALESCE(e->>'reason', 'timeout'), exit_event = (e->>'id')::uuid
+                FROM json_array_elements($1::json) AS v (e)
+                WHERE s.user_key = e->>'user' AND s.zone_key = e->>'zone' AND s.exited_at IS NULL
+                  AND abs(EXTRACT(EPOCH FROM s.entered_at) * 1000 - (e->>'entered')::bigint) < 0.5
+                """, [PostgresJSONArray(exits.map(\.payload))]))
+        }
+        return statements
     }
 
     private static func notificationsStatement(_ notifications: [PresenceNotification]) -> (sql: String, parameters: [PostgresParameter]) {

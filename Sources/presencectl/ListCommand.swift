@@ -5,15 +5,15 @@ import PresenceDatabaseCLI
 import PresenceStore
 
 struct ListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List one kind of the registry: venues, beacons, nodes, users or devices.")
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List one kind of the registry: venues, zones, beacons, nodes, users or devices.")
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case venues, beacons, nodes, users, devices
+        case venues, zones, beacons, nodes, users, devices
     }
 
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "venues, beacons, nodes, users or devices.") var kind: Kind
-    @Option(help: "Only this venue's beacons and nodes.") var venue: String?
+    @Argument(help: "venues, zones, beacons, nodes, users or devices.") var kind: Kind
+    @Option(help: "Only this venue's zones, beacons and nodes.") var venue: String?
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
@@ -38,11 +38,21 @@ struct ListCommand: AsyncParsableCommand {
             var fields = FieldRows(["key", "name"])
             for v in registry.venues.values.filter({ inVenue($0.key) }).sorted(by: { $0.key < $1.key }) { fields.append([.text(v.key), text(v.name)]) }
             return fields
+        case .zones:
+            // Those iBeacon regions stand for included: a zone's beacons are those inside it at any depth.
+            let map = ZoneMap(registry: registry)
+            var fields = FieldRows(["key", "venue", "name", "parent", "beacons", "region"])
+            for z in map.zones.values.filter({ inVenue($0.venue) }).sorted(by: { $0.key < $1.key }) {
+                let beacons = map.beacons[z.key] ?? []
+                fields.append([.text(z.key), text(z.venue), text(z.name), text(z.parent), beacons.isEmpty ? nil : .text(beacons.joined(separator: ",")),
+                               .flag(registry.zones[z.key] == nil)])
+            }
+            return fields
         case .beacons:
-            var fields = FieldRows(["key", "venue", "name", "id", "x", "y", "floor", "next_to"])
+            var fields = FieldRows(["key", "venue", "name", "id", "x", "y", "floor", "next_to", "zone"])
             for b in registry.beacons.values.filter({ inVenue($0.venue) }).sorted(by: { $0.key < $1.key }) {
                 fields.append([.text(b.key), text(b.venue), text(b.name), text(b.identity), number(b.x), number(b.y), integer(b.floor),
-                               b.nextTo.isEmpty ? nil : .text(b.nextTo.sorted().joined(separator: ","))])
+                               b.nextTo.isEmpty ? nil : .text(b.nextTo.sorted().joined(separator: ",")), text(b.zone)])
             }
             return fields
         case .nodes:

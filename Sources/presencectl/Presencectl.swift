@@ -17,7 +17,7 @@ struct Presencectl: AsyncParsableCommand {
         groupedSubcommands: [
             CommandGroup(name: "Set up", subcommands: [Migrate.self, ImportCommand.self, ExportCommand.self, ShardsCommand.self]),
             CommandGroup(name: "Registry", subcommands: [
-                VenueCommand.self, BeaconCommand.self, NodeCommand.self, UserCommand.self, DeviceCommand.self, ListCommand.self, DiscoverCommand.self,
+                VenueCommand.self, ZoneCommand.self, BeaconCommand.self, NodeCommand.self, UserCommand.self, DeviceCommand.self, ListCommand.self, DiscoverCommand.self,
             ]),
             CommandGroup(name: "Who is where, and was", subcommands: [
                 PresenceCommand.self, SessionsCommand.self, VisitsCommand.self, ReportCommand.self, TailCommand.self,

@@ -15,6 +15,6 @@ struct PurgeCommand: AsyncParsableCommand {
     func run() async throws {
         let retention = try keep.retention()
         let report = try await withDatabase(connection) { try await $0.purge(retention) }
-        print("purged \(report.sessions) sessions, \(report.events) events and \(report.notifications) notifications" + (report.months == 0 ? "" : " (\(report.months) whole months)"))
+        print("purged \(report.sessions) sessions, \(report.zoneSessions) zone sessions, \(report.events) events and \(report.notifications) notifications" + (report.months == 0 ? "" : " (\(report.months) whole months)"))
     }
 }

@@ -34,6 +34,42 @@ struct VenueCommand: AsyncParsableCommand {
     }
 }
 
+struct ZoneCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "zone", abstract: "Add, update or remove zones (places within places).",
+                                                    subcommands: [Add.self, Remove.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a zone, or update it if the key exists (given fields only).")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The zone's key.") var key: String
+        @Option(help: "The venue it belongs to.") var venue: String?
+        @Option(help: "A name to show.") var name: String?
+        @Option(help: "The zone it lies in (a floor holding a hall, a hall holding a booth's zone).") var parent: String?
+
+        func run() async throws {
+            let key = try Slug(key, what: "zone")
+            let venue = try venue.map { try Slug($0, what: "venue").value }
+            let parent = try parent.map { try Slug($0, what: "zone").value }
+            if parent == key.value { throw ValueError("--parent '\(key)' is not valid: a zone cannot lie inside itself") }
+            let zone = Registry.Zone(key: key.value, venue: venue, name: name, parent: parent)
+            try await withDatabase(connection) { try await $0.upsertZone(zone) }
+            print("zone \(key)")
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove a zone; stays in it end, and what it held lies in no zone.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "The zone's key.") var key: String
+
+        func run() async throws {
+            let key = try Slug(key, what: "zone")
+            try await withDatabase(connection) { try await $0.removeZone(key) }
+            print("removed zone \(key)")
+        }
+    }
+}
+
 /// Coordinates given on the command line: x and y together, floor optional.
 struct PlaceOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "X coordinate, metres.") var x: Double?
@@ -80,6 +116,7 @@ struct BeaconCommand: AsyncParsableCommand {
         @Option(name: .customLong("id"), help: "Radio identity or region (ibeacon:<uuid>[:<major>[:<minor>]], altbeacon:..., eddystone:..., mac:...).")
         var identity: String?
         @Option(help: "The venue it belongs to.") var venue: String?
+        @Option(help: "The zone it lies in.") var zone: String?
         @Option(help: "A name to show.") var name: String?
         @OptionGroup var place: PlaceOptions
         @Option(parsing: .unconditional, help: "Beyond this estimated distance (m) nobody counts as at the beacon.") var radius: Double?
@@ -98,6 +135,7 @@ struct BeaconCommand: AsyncParsableCommand {
         func run() async throws {
             let key = try Slug(key, what: "beacon")
             let venue = try venue.map { try Slug($0, what: "venue").value }
+            let zone = try zone.map { try Slug($0, what: "zone").value }
             let identity = try identity.map { try Identity(parsing: $0, allowRegion: true, allowNode: false).text }
             if let radius, !(radius > 0 && radius.isFinite) {
                 throw ValueError("--radius \(radius) is not valid: expected metres above 0")
@@ -119,7 +157,7 @@ struct BeaconCommand: AsyncParsableCommand {
             let remove = try BeaconCommand.keys(notNextTo, option: "--not-next-to")
             let beacon = Registry.Beacon(key: key.value, venue: venue, name: name, identity: identity, x: place.x, y: place.y,
                                          floor: place.floor, radius: radius, tx: try validTx(tx), hello: hello, goodbye: goodbye,
-                                         switchMargin: switchMargin, switchDwell: dwell, absenceTimeout: timeout)
+                                         switchMargin: switchMargin, switchDwell: dwell, absenceTimeout: timeout, zone: zone)
             try await withDatabase(connection) {
                 try await $0.upsertBeacon(beacon, clearPolicy: clearPolicy, addNeighbours: add, removeNeighbours: remove)
             }

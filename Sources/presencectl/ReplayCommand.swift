@@ -13,20 +13,22 @@ struct ReplayCommand: AsyncParsableCommand {
             Uses the registry in the database and the same tuning and foreign-node flags as presence-aggregator; writes nothing. \
             After the last line, time runs on until every pending timeout has been decided. \
             --print messages prints every message the aggregator would publish (with --ha-discovery, Home Assistant's too), \
-            one JSON object per line: {"topic":…,"retain":…,"payload":"…"}. --print feed prints the venue page's event feed \
+            one JSON object per line: {"topic":…,"retain":…,"payload":"…"}. --print zone-events prints the zone events, \
+            --print all-events the beacons' and the zones' in the order published. --print feed prints the venue page's event feed \
             at the end, as its /api/events?after=0&limit=1000 answers.
             """)
 
     /// What to print.
     enum Output: String, ExpressibleByArgument, CaseIterable {
         case events, messages, feed
+        case zoneEvents = "zone-events", allEvents = "all-events"
     }
 
     @OptionGroup var connection: ConnectionOptions
     @OptionGroup var tuning: EngineOptions
     @OptionGroup var homeAssistant: HomeAssistantOptions
     @OptionGroup var foreign: ForeignOptions
-    @Option(name: .customLong("print"), help: "What to print: events (the default), messages, or feed.") var output = Output.events
+    @Option(name: .customLong("print"), help: "What to print: events (the default), zone-events, all-events, messages, or feed.") var output = Output.events
     @Argument(help: "A file written by `presencectl record`.") var file: String
 
     func run() async throws {
@@ -102,6 +104,10 @@ struct ReplayOutput {
             switch printing {
             case .events:
                 for message in decided.messages where message.event != nil { line(message.payload) }
+            case .zoneEvents:
+                for message in decided.messages where message.zoneEvent != nil { line(message.payload) }
+            case .allEvents:
+                for message in decided.messages where message.event != nil || message.zoneEvent != nil { line(message.payload) }
             case .messages:
                 for message in decided.messages {
                     var w = JSONWriter()

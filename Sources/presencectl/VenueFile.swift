@@ -1,14 +1,15 @@
 import PresenceCLI
 import PresenceCore
 
-/// A whole venue's registry as a file (`presencectl export`/`import`, YAML): venues, beacons with
-/// their policies and neighbours, nodes with their places and pinned offsets, and, only when asked
+/// A whole venue's registry as a file (`presencectl export`/`import`, YAML): venues, zones, beacons
+/// with their zones, policies and neighbours, nodes with their places and pinned offsets, and, only when asked
 /// (`--users`: they are personal data), users with their devices. Reading checks every value as
 /// the registry commands do and names the first bad one by its place in the file.
 struct VenueFile: Codable, Equatable {
     /// The format's version: 1, the default.
     var version: Int? = 1
     var venues: [VenueEntry]?
+    var zones: [ZoneEntry]?
     var beacons: [BeaconEntry]?
     var nodes: [NodeEntry]?
     var users: [UserEntry]?
@@ -18,9 +19,17 @@ struct VenueFile: Codable, Equatable {
         var name: String?
     }
 
+    struct ZoneEntry: Codable, Equatable {
+        var key: String
+        var venue: String?
+        var name: String?
+        var parent: String?
+    }
+
     struct BeaconEntry: Codable, Equatable {
         var key: String
         var venue: String?
+        var zone: String?
         var name: String?
         var id: String?
         var x: Double?
@@ -36,7 +45,7 @@ struct VenueFile: Codable, Equatable {
         var nextTo: [String]?
 
         enum CodingKeys: String, CodingKey {
-            case key, venue, name, id, x, y, floor, radius, tx, hello, goodbye
+            case key, venue, zone, name, id, x, y, floor, radius, tx, hello, goodbye
             case switchMargin = "switch_margin", switchDwell = "switch_dwell", absenceTimeout = "absence_timeout", nextTo = "next_to"
         }
     }
@@ -76,8 +85,12 @@ extension VenueFile {
     init(_ registry: Registry, venue: String?, users withUsers: Bool) {
         let inVenue = { (key: String?) in venue == nil || key == venue }
         venues = registry.venues.values.filter { inVenue($0.key) }.sorted { $0.key < $1.key }.map { VenueEntry(key: $0.key, name: $0.name) }
+        let zones = registry.zones.values.filter { inVenue($0.venue) }.sorted { $0.key < $1.key }.map { z in
+            ZoneEntry(key: z.key, venue: z.venue, name: z.name, parent: z.parent)
+        }
+        self.zones = zones.isEmpty ? nil : zones
         beacons = registry.beacons.values.filter { inVenue($0.venue) }.sorted { $0.key < $1.key }.map { b in
-            BeaconEntry(key: b.key, venue: b.venue, name: b.name, id: b.identity, x: b.x, y: b.y, floor: b.floor, radius: b.radius, tx: b.tx,
+            BeaconEntry(key: b.key, venue: b.venue, zone: b.zone, name: b.name, id: b.identity, x: b.x, y: b.y, floor: b.floor, radius: b.radius, tx: b.tx,
                         hello: b.hello, goodbye: b.goodbye, switchMargin: b.switchMargin, switchDwell: b.switchDwell.map(DurationText.format),
                         absenceTimeout: b.absenceTimeout.map(DurationText.format), nextTo: b.nextTo.isEmpty ? nil : b.nextTo.sorted())
         }
@@ -101,6 +114,15 @@ extension VenueFile {
             let key = try Slug(entry.key, what: "venues[\(index)]")
             registry.venues[key.value] = Registry.Venue(key: key.value, name: entry.name)
         }
+        for (index, entry) in (zones ?? []).enumerated() {
+            let at = "zones[\(index)]"
+            let key = try Slug(entry.key, what: at)
+            guard registry.zones[key.value] == nil else { throw ValueError("\(at).key '\(key)' is not valid: zone listed twice") }
+            let parent = try entry.parent.map { try Slug($0, what: "\(at).parent").value }
+            if parent == key.value { throw ValueError("\(at).parent '\(key)' is not valid: a zone cannot lie inside itself") }
+            registry.zones[key.value] = Registry.Zone(key: key.value, venue: try entry.venue.map { try Slug($0, what: "\(at).venue").value },
+                                                      name: entry.name, parent: parent)
+        }
         for (index, entry) in (beacons ?? []).enumerated() {
             let at = "beacons[\(index)]"
             let key = try Slug(entry.key, what: at)
@@ -120,7 +142,7 @@ extension VenueFile {
                 key: key.value, venue: try entry.venue.map { try Slug($0, what: "\(at).venue").value }, name: entry.name, identity: identity,
                 x: try Self.finite(entry.x, "\(at).x"), y: try Self.finite(entry.y, "\(at).y"), floor: entry.floor, radius: entry.radius,
                 tx: try validTx(entry.tx, flag: "\(at).tx"), hello: entry.hello, goodbye: entry.goodbye, switchMargin: entry.switchMargin,
-                switchDwell: dwell, absenceTimeout: timeout, nextTo: neighbours)
+                switchDwell: dwell, absenceTimeout: timeout, nextTo: neighbours, zone: try entry.zone.map { try Slug($0, what: "\(at).zone").value })
         }
         for (index, entry) in (nodes ?? []).enumerated() {
             let at = "nodes[\(index)]"
@@ -148,7 +170,7 @@ extension VenueFile {
 
     /// How many things the file holds (for the progress bar).
     var count: Int {
-        (venues?.count ?? 0) + (beacons?.count ?? 0) + (nodes?.count ?? 0) + (users?.count ?? 0)
+        (venues?.count ?? 0) + (zones?.count ?? 0) + (beacons?.count ?? 0) + (nodes?.count ?? 0) + (users?.count ?? 0)
             + (users ?? []).reduce(0) { $0 + ($1.devices?.count ?? 0) }
     }
 

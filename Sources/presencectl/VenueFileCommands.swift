@@ -52,7 +52,7 @@ struct ImportCommand: AsyncParsableCommand {
             throw ValueError("file '\(file)' is not valid YAML: \(String(describing: error).split(separator: "\n").first ?? "")")
         }
         let registry = try venueFile.registry()
-        let summary = "\(registry.venues.count) venues, \(registry.beacons.count) beacons, \(registry.nodes.count) nodes, "
+        let summary = "\(registry.venues.count) venues, \(registry.zones.count) zones, \(registry.beacons.count) beacons, \(registry.nodes.count) nodes, "
             + "\(registry.users.count) users, \(registry.devices.count) devices"
         if dryRun {
             print("\(file) is valid: \(summary)")

@@ -14,7 +14,8 @@ import Testing
     static func register(_ h: PipelineHarness) throws {
         try h.ctlOK("migrate")
         try h.ctlOK("venue", "add", "lab")
-        try h.ctlOK("beacon", "add", "desk-1", "--venue", "lab", "--hello", "Hello {name}")
+        try h.ctlOK("zone", "add", "lab-floor", "--venue", "lab")
+        try h.ctlOK("beacon", "add", "desk-1", "--venue", "lab", "--zone", "lab-floor", "--hello", "Hello {name}")
         try h.ctlOK("node", "add", "scan-1", "--venue", "lab", "--beacon", "desk-1")
         for (user, tag) in [("alice", alicesTag), ("bob", bobsTag)] {
             try h.ctlOK("user", "add", user, "--name", user.capitalized)
@@ -75,9 +76,10 @@ import Testing
         try await bus.wait(15, for: "both enters and desk-1's state with both") { messages in
             messages.contains { $0.topic == h.topics.beaconState("desk-1") && $0.text.contains("alice") && $0.text.contains("bob") }
         }
-        try await eventually(10, "alice's enter and hello stored") {
+        try await eventually(10, "alice's enter, hello and zone stay stored") {
             (try? h.rows("SELECT count(*) FROM presence.notifications WHERE user_key = 'alice'")) == ["1"]
                 && (try? h.rows("SELECT count(*) FROM presence.events WHERE user_key = 'alice'")) == ["1"]
+                && (try? h.rows("SELECT count(*) FROM presence.zone_sessions WHERE user_key = 'alice'")) == ["1"]
         }
         let needles = ["alice", Self.alicesTag, "Alice"]
         #expect(try !Self.traces(of: needles, in: h).isEmpty, "the test must start with traces to remove")
@@ -96,6 +98,7 @@ import Testing
         let forget = try h.ctl("user", "forget", "alice", "--ha-prefix", assistant)
         #expect(forget.status == 0, "\(forget.stderr)")
         #expect(forget.stdout.contains("1 beacon state"), "\(forget.stdout)")
+        #expect(forget.stdout.contains("1 zone state"), "\(forget.stdout)")
         if !aggregatorRunning {
             #expect(forget.stdout.contains("and their devices from the fleet health"), "\(forget.stdout)")
         }
@@ -111,6 +114,8 @@ import Testing
         let retained = try await Self.retained(h)
         #expect(retained.filter { Self.mentions($0, needles) }.isEmpty, "retained: \(retained.map { "\($0.topic) \($0.text)" })")
         #expect(retained.contains { $0.topic == h.topics.beaconState("desk-1") && $0.text.contains("bob") }, "bob's presence was kept")
+        #expect(retained.contains { $0.topic == h.topics.zoneState("lab-floor") && $0.text.contains("bob") }, "bob's zone was kept")
+        #expect(try h.rows("SELECT user_key FROM presence.zone_sessions WHERE exited_at IS NULL") == ["bob"])
         #expect(try h.rows("SELECT user_key FROM presence.sessions WHERE exited_at IS NULL") == ["bob"])
         if let aggregator {
             #expect(aggregator.stderr.contains("forgot users removed by an erasure"))

@@ -84,7 +84,7 @@ import Testing
         try await database.query(Self.eventRow("waiting", age: "300 days", published: false))
         try await database.query(Self.eventRow("recent", age: "1 day", published: true))
         let purged = try h.ctlOK("purge", "--keep-sessions", "30d", "--keep-events", "30d")
-        #expect(purged.contains("purged 1 sessions, 1 events and 0 notifications (2 whole months)"), "\(purged)")
+        #expect(purged.contains("purged 1 sessions, 0 zone sessions, 1 events and 0 notifications (2 whole months)"), "\(purged)")
         let waitingMonth = try await Self.month("events", "300 days", database)
         #expect(try await Self.placement(database) == [
             "\(try await Self.month("events", "1 day", database)) recent", "\(waitingMonth) waiting", "presence.sessions_default open-long",
@@ -92,7 +92,7 @@ import Testing
         #expect(try await database.query("SELECT to_regclass($1) IS NULL", [try await Self.month("sessions", "400 days", database)]).rows.first?.bool(0) == true)
         // Once published, the waiting event's month goes too.
         try await database.query("UPDATE presence.events SET published_at = now() WHERE user_key = 'waiting'")
-        #expect(try h.ctlOK("purge", "--keep-sessions", "30d", "--keep-events", "30d").contains("purged 0 sessions, 1 events and 0 notifications (1 whole months)"))
+        #expect(try h.ctlOK("purge", "--keep-sessions", "30d", "--keep-events", "30d").contains("purged 0 sessions, 0 zone sessions, 1 events and 0 notifications (1 whole months)"))
         await database.close()
     }
 

@@ -5,7 +5,7 @@ import Testing
 /// History past its retention goes, and nothing else: not open sessions, not events still waiting
 /// to be published, not what is younger than the setting.
 @Suite struct RetentionTests {
-    /// Sessions, events and notifications of every age and state, labelled by the user key.
+    /// Sessions, zone sessions, events and notifications of every age and state, labelled by the user key.
     static func seeded(_ label: String) throws -> PipelineHarness {
         let h = try PipelineHarness(label)
         try h.ctlOK("migrate")
@@ -18,6 +18,13 @@ import Testing
             _ = try h.rows("""
                 INSERT INTO presence.sessions (user_key, beacon_key, device, entered_at, last_seen_at, exited_at, exit_reason, enter_event)
                 VALUES ('\(user)', 'desk-1', 'x', now() - interval '\(entered)', now() - interval '\(entered)', \(exit), gen_random_uuid())
+                """)
+        }
+        for (user, entered, exited) in sessions {
+            let exit = exited.map { "now() - interval '\($0)', 'timeout'" } ?? "NULL, NULL"
+            _ = try h.rows("""
+                INSERT INTO presence.zone_sessions (user_key, zone_key, device, entered_at, exited_at, exit_reason, enter_event)
+                VALUES ('\(user)', 'office', 'x', now() - interval '\(entered)', \(exit), gen_random_uuid())
                 """)
         }
         let events: [(String, String, Bool)] = [("published-40d", "40 days", true), ("unpublished-40d", "40 days", false), ("published-1d", "1 day", true)]
@@ -38,33 +45,36 @@ import Testing
     static func left(_ h: PipelineHarness) throws -> [String] {
         try h.rows("""
             SELECT 'session ' || user_key FROM presence.sessions UNION ALL SELECT 'event ' || user_key FROM presence.events
+            UNION ALL SELECT 'zone session ' || user_key FROM presence.zone_sessions
             UNION ALL SELECT 'notification ' || user_key FROM presence.notifications ORDER BY 1
             """)
     }
 
     @Test func purgeRemovesWhatIsOlderThanTheSettingAndNothingElse() throws {
         let h = try Self.seeded("purge")
-        #expect(try h.ctlOK("purge").contains("purged 1 sessions, 1 events and 1 notifications"))
+        #expect(try h.ctlOK("purge").contains("purged 1 sessions, 1 zone sessions, 1 events and 1 notifications"))
+        let zones = ["zone session closed-10d", "zone session closed-179d", "zone session open-300d"]
         #expect(try Self.left(h) == [
             "event published-1d", "event unpublished-40d", "notification sent-1d",
             "session closed-10d", "session closed-179d", "session open-300d",
-        ])
-        #expect(try h.ctlOK("purge").contains("purged 0 sessions, 0 events and 0 notifications"), "a second purge finds nothing")
-        #expect(try h.ctlOK("purge", "--keep-sessions", "forever", "--keep-events", "12h").contains("purged 0 sessions, 1 events and 1 notifications"))
-        #expect(try Self.left(h) == ["event unpublished-40d", "session closed-10d", "session closed-179d", "session open-300d"])
+        ] + zones)
+        #expect(try h.ctlOK("purge").contains("purged 0 sessions, 0 zone sessions, 0 events and 0 notifications"), "a second purge finds nothing")
+        #expect(try h.ctlOK("purge", "--keep-sessions", "forever", "--keep-events", "12h")
+            .contains("purged 0 sessions, 0 zone sessions, 1 events and 1 notifications"))
+        #expect(try Self.left(h) == ["event unpublished-40d", "session closed-10d", "session closed-179d", "session open-300d"] + zones)
     }
 
     @Test func theAggregatorPurgesAtStartWithItsOwnSettings() async throws {
         let h = try Self.seeded("keep")
         let aggregator = try h.startAggregator(["--keep-sessions", "5d", "--keep-events", "forever"])
         try await eventually(20, "the aggregator's purge") {
-            (try? h.rows("SELECT count(*) FROM presence.sessions")) == ["1"]
+            (try? h.rows("SELECT count(*) FROM presence.sessions")) == ["1"] && (try? h.rows("SELECT count(*) FROM presence.zone_sessions")) == ["1"]
         }
         // (The aggregator closes the open session of a user the registry does not know: its exit event.)
         let left = try Self.left(h)
         #expect(left == [
             "event open-300d", "event published-1d", "event published-40d", "event unpublished-40d", "notification sent-1d", "notification sent-40d",
-            "session open-300d",
+            "session open-300d", "zone session open-300d",
         ], "\(left)")
         #expect(aggregator.stderr.contains("purged history past its retention"))
         await aggregator.stop()
@@ -79,7 +89,7 @@ import Testing
         #expect(await aggregator.stop() == 0)
         await bus.stop()
         let left = try Self.left(h)
-        #expect(["session closed-200d", "event published-40d", "notification sent-40d"].allSatisfy(left.contains),
+        #expect(["session closed-200d", "zone session closed-200d", "event published-40d", "notification sent-40d"].allSatisfy(left.contains),
                 "history was purged while everything is kept: \(left)")
     }
 

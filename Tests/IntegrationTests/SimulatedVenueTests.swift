@@ -20,12 +20,13 @@ extension EndToEndTests {
             }
             """
 
-        /// Registers the scenario's venue: stands a and b, each with its node, and sam's tag.
+        /// Registers the scenario's venue: stands a and b in one hall, each with its node, and sam's tag.
         static func register(_ h: PipelineHarness) throws {
             try h.ctlOK("migrate")
             try h.ctlOK("venue", "add", "mini")
+            try h.ctlOK("zone", "add", "hall", "--venue", "mini")
             for key in ["a", "b"] {
-                try h.ctlOK("beacon", "add", "stand-\(key)", "--venue", "mini", "--goodbye", "See you, {name}")
+                try h.ctlOK("beacon", "add", "stand-\(key)", "--venue", "mini", "--zone", "hall", "--goodbye", "See you, {name}")
                 try h.ctlOK("node", "add", "sim-\(key)", "--venue", "mini", "--beacon", "stand-\(key)", "--x", key == "a" ? "0" : "12", "--y", "0")
             }
             try h.ctlOK("user", "add", "sam")
@@ -92,7 +93,8 @@ extension EndToEndTests {
             let script = PackagePaths.root.appendingPathComponent("schemas/validate-payloads.py").path
             let validation = try ChildProcess.spawn("/usr/bin/env", ["python3", script, capture.path])
             #expect(validation.waitBlocking() == 0, "\(validation.stdout)")
-            for schema in ["sighting-batch", "node-status", "presence-event", "user-state", "beacon-state", "aggregator-status", "aggregator-stats", "notification", "node-stats", "health", "config"] {
+            for schema in ["sighting-batch", "node-status", "presence-event", "user-state", "beacon-state", "aggregator-status", "aggregator-stats",
+                           "notification", "node-stats", "health", "config", "zone-event", "zone-state"] {
                 #expect(validation.stdout.contains("\(schema)="), "no \(schema) payload was checked: \(validation.stdout)")
             }
 

@@ -13,7 +13,9 @@ import Testing
     static func venue(_ label: String) throws -> PipelineHarness {
         let h = try PresencectlTests.seeded(label)
         try h.ctlOK("venue", "add", "hall", "--name", "Main hall")
-        try h.ctlOK("beacon", "add", "door", "--venue", "hall", "--name", "Door: east", "--x", "1.5", "--y", "-2", "--floor", "1",
+        try h.ctlOK("zone", "add", "floor-1", "--venue", "hall", "--name", "First floor")
+        try h.ctlOK("zone", "add", "east-wing", "--venue", "hall", "--parent", "floor-1")
+        try h.ctlOK("beacon", "add", "door", "--venue", "hall", "--zone", "east-wing", "--name", "Door: east", "--x", "1.5", "--y", "-2", "--floor", "1",
                     "--switch-margin", "8", "--switch-dwell", "5s", "--absence-timeout", "2m", "--radius", "3", "--tx", "-62",
                     "--hello", "Welcome, {name}!")
         try h.ctlOK("beacon", "add", "stage", "--venue", "hall", "--x", "10", "--y", "0", "--floor", "1", "--next-to", "door")
@@ -33,15 +35,19 @@ import Testing
         let target = try PipelineHarness("import")
         try target.ctlOK("migrate")
         let dry = try target.ctlOK("import", exported, "--dry-run")
-        #expect(dry.contains("2 venues, 3 beacons, 2 nodes, 2 users, 2 devices"))
+        #expect(dry.contains("2 venues, 2 zones, 3 beacons, 2 nodes, 2 users, 2 devices"))
         #expect(try target.rows("SELECT count(*) FROM presence.beacons") == ["0"])
         let imported = try target.ctlOK("import", exported)
-        #expect(imported.contains("imported 2 venues, 3 beacons, 2 nodes, 2 users, 2 devices"))
+        #expect(imported.contains("imported 2 venues, 2 zones, 3 beacons, 2 nodes, 2 users, 2 devices"))
         let again = Self.file("again")
         try target.ctlOK("export", "--users", "--out", again)
         #expect(try String(contentsOfFile: again, encoding: .utf8) == String(contentsOfFile: exported, encoding: .utf8))
         #expect(try target.rows("SELECT pinned, rssi_offset FROM presence.nodes WHERE key = 'scan-2'") == ["t|-3.5"])
         #expect(try target.rows("SELECT beacon_key, neighbour_key FROM presence.beacon_neighbours") == ["door|stage"])
+        #expect(try target.rows("SELECT key, parent_key, name FROM presence.zones ORDER BY 1") == ["east-wing|floor-1|", "floor-1||First floor"])
+        #expect(try target.rows("SELECT zone_key FROM presence.beacons WHERE key = 'door'") == ["east-wing"])
+        let zones = try target.ctlOK("list", "zones", "--csv")
+        #expect(zones == "key,venue,name,parent,beacons,region\r\neast-wing,hall,,floor-1,door,false\r\nfloor-1,hall,First floor,,door,false\r\n", "\(zones)")
 
         let beacons = try target.ctlOK("list", "beacons", "--venue", "hall")
         #expect(beacons.contains("door") && beacons.contains("stage") && !beacons.contains("desk-1"))
@@ -68,6 +74,9 @@ import Testing
         ("beacons:\n  - key: b1\n    x: [1, 2]\n", "beacons[0].x"),
         ("beacons:\n  - name: nameless\n", "'key' is missing"),
         ("version: 2\n", "version 2"),
+        ("zones:\n  - key: z1\n    parent: z1\n", "zones[0].parent 'z1'"),
+        ("zones:\n  - key: z1\n    parent: nowhere\n", "zone 'nowhere' does not exist"),
+        ("beacons:\n  - key: b1\n    zone: Not A Key\n", "beacons[0].zone"),
         ("venues: [unclosed\n", "not valid YAML"),
     ]
 

@@ -1,10 +1,11 @@
 /// What follows from decisions: the records they make (every message encoded once), the venue
 /// page's updates, progress, positions, node rows, and the fleet's health.
 extension AggregatorCore {
-    /// Records events decided at `time` with the notifications, retained states and Home
-    /// Assistant trackers they change, and shows them on the page.
-    mutating func decided(_ events: [PresenceEvent], at time: Int64, into actions: inout [Action]) {
-        guard !events.isEmpty else { return }
+    /// Records events decided at `time` with the zone events they bring about (after
+    /// `zoneEvents`, those the registry or a resume brought about first), the notifications,
+    /// retained states and Home Assistant trackers they change, and shows them on the page.
+    mutating func decided(_ events: [PresenceEvent], zoneEvents: [ZoneEvent] = [], at time: Int64, into actions: inout [Action]) {
+        guard !events.isEmpty || !zoneEvents.isEmpty else { return }
         let registry = pipeline.registry
         let topics = configuration.topics
         let sent = notifications.notifications(for: events, registry: registry)
@@ -15,9 +16,23 @@ extension AggregatorCore {
             if let position = pipeline.engine.position(of: user), let placed = board.place(user, at: position) { states.users[index] = placed }
         }
         states.beacons = beaconStates.changed(beacons, at: time).map(beaconState(of:))
-        var messages = events.map { OutboundMessage($0, topics) }
+        var messages = zoneEvents.map { OutboundMessage($0, topics) }
+        var touchedZones = Set(zoneEvents.map(\.zone))
+        let steps = zones.follow(events)
+        for (index, event) in events.enumerated() {
+            guard index < steps.count else {
+                messages.append(OutboundMessage(event, topics))
+                continue
+            }
+            let step = steps[index]
+            messages += step.before.map { OutboundMessage($0, topics) }
+            messages.append(OutboundMessage(event, topics))
+            messages += step.after.map { OutboundMessage($0, topics) }
+            for zoneEvent in step.before + step.after { touchedZones.insert(zoneEvent.zone) }
+        }
         messages += sent.map { OutboundMessage(topic: topics.notify(user: $0.user), payload: $0.encoded()) }
         messages += stateMessages(states)
+        messages += zoneStateMessages(zoneStates.changed(Array(touchedZones), at: time))
         if homeAssistant != nil {
             var touched: [String] = []
             for event in events where !touched.contains(event.user) { touched.append(event.user) }
@@ -49,6 +64,39 @@ extension AggregatorCore {
         return mine.messages(configuration.topics)
     }
 
+    /// The retained states of `zones` (who is in each), published by whoever publishes the beacons'.
+    func zoneStateMessages(_ zones: [String]) -> [OutboundMessage] {
+        guard publishesBeacons else { return [] }
+        return zones.map { OutboundMessage(topic: configuration.topics.zoneState($0), payload: zoneState(of: $0).encoded(), retain: true) }
+    }
+
+    /// Resumes `stays` beside the beacon `sessions` they go with (a restart, shards taken over),
+    /// and returns the zone events that bring their users' zones in line with the registry's.
+    mutating func resumeZones(_ stays: [ZoneSession], with sessions: [Presence]) -> [ZoneEvent] {
+        let presences = Dictionary(sessions.map { ($0.user, $0) }, uniquingKeysWith: { $1 })
+        zones.resume(stays, beacons: presences.mapValues(\.beacon))
+        return zones.reconcile(presences, users: Set(presences.keys).union(stays.map(\.user)), at: pipeline.clock)
+    }
+
+    /// The retained zone states after the zones changed from `old`: those of zones gone deleted,
+    /// every other published afresh.
+    mutating func zoneStateChanges(from old: ZoneMap) -> [OutboundMessage] {
+        guard publishesBeacons else { return [] }
+        let gone = old.zones.keys.filter { zones.map.zones[$0] == nil }.sorted()
+        for zone in gone { zoneStates.forget(zone) }
+        return gone.map { OutboundMessage(topic: configuration.topics.zoneState($0), payload: [], retain: true) }
+            + zoneStateMessages(zones.map.zones.keys.sorted())
+    }
+
+    /// Who is in `zone`: this core's users, and (sharing) the others' at the zone's beacons.
+    func zoneState(of zone: String) -> ZoneState {
+        let mine = self.zones.users(in: zone)
+        guard !ownsEveryShard else { return ZoneState(zone: zone, users: mine) }
+        var users = Set(mine)
+        for beacon in self.zones.map.beacons[zone] ?? [] { users.formUnion(others.users(at: beacon)) }
+        return ZoneState(zone: zone, users: users.sorted())
+    }
+
     /// The venue's configuration for nodes (the shard count), retained on `{p}/v1/config`.
     func configMessage(_ shards: Shards) -> OutboundMessage {
         OutboundMessage(topic: configuration.topics.config, payload: VenueConfig(shards: shards).encoded(), retain: true)
@@ -57,11 +105,12 @@ extension AggregatorCore {
     /// Publishes the states of beacons that changed while their state was held back, once due.
     mutating func publishWaitingBeacons(at now: Int64, flush: Bool = false, into actions: inout [Action]) {
         let due = beaconStates.due(at: now, flush: flush)
-        guard !due.isEmpty else { return }
+        let dueZones = zoneStates.due(at: now, flush: flush)
+        guard !due.isEmpty || !dueZones.isEmpty else { return }
         var changes = PresenceBoard.Changes()
         changes.beacons = due.map(beaconState(of:))
-        actions.append(.record(.decided(.init(messages: stateMessages(changes), decidedAt: now))))
-        if page != nil { actions.append(.page(changes.beacons.map { .beacon($0) })) }
+        actions.append(.record(.decided(.init(messages: stateMessages(changes) + zoneStateMessages(dueZones), decidedAt: now))))
+        if page != nil, !changes.beacons.isEmpty { actions.append(.page(changes.beacons.map { .beacon($0) })) }
     }
 
     mutating func saveProgress(resolution: Int64, into actions: inout [Action]) {

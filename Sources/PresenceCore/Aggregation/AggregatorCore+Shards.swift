@@ -10,8 +10,9 @@ extension AggregatorCore {
     /// the database says, which the caller read after the shard was locked); a session whose user,
     /// device or beacon has gone ends now, as at a restart, and one whose user left meanwhile ends
     /// at its last sighting's timeout. Sessions parked for shards not owned the first time are
-    /// dropped (another aggregator has them, and resumes them from the database).
-    public mutating func own(_ shards: ShardSet, sessions: [Presence], at now: Int64) -> [Action] {
+    /// dropped (another aggregator has them, and resumes them from the database). The zone stays
+    /// of resumed users come back the same way (`zoneSessions`: what the database says).
+    public mutating func own(_ shards: ShardSet, sessions: [Presence], zoneSessions: [ZoneSession] = [], at now: Int64) -> [Action] {
         guard configuration.sharing, state != .finished else { return [] }
         let now = TimeBounds.clamped(now)
         let before = pipeline.owned ?? .empty
@@ -23,25 +24,33 @@ extension AggregatorCore {
         let leaving = letGo(of: { !shards.contains(home[$0] ?? 0) }, into: &actions)
         pipeline.own(shards)
         var resumed: [Presence] = []
-        for shard in adopted.sorted { resumed += parked.removeValue(forKey: shard) ?? [] }
+        var resumedStays: [ZoneSession] = []
+        for shard in adopted.sorted {
+            resumed += parked.removeValue(forKey: shard) ?? []
+            resumedStays += parkedZones.removeValue(forKey: shard) ?? []
+        }
         parked = [:]
+        parkedZones = [:]
         // What the database says of users of these shards that this core does not hold: those of a
         // shard just taken, or re-homed here by a new shard count.
-        let held = Set(resumed.map(\.user))
-        resumed += sessions.filter { shards.contains(home[$0.user] ?? 0) && pipeline.engine.presences[$0.user] == nil && !held.contains($0.user) }
-        if !resumed.isEmpty {
+        let held = Set(resumed.map(\.user)).union(resumedStays.map(\.user))
+        let isNew = { [engine = pipeline.engine] (user: String) in shards.contains(home[user] ?? 0) && engine.presences[user] == nil && !held.contains(user) }
+        resumed += sessions.filter { isNew($0.user) }
+        resumedStays += zoneSessions.filter { isNew($0.user) && zones.stays(of: $0.user).isEmpty }
+        if !resumed.isEmpty || !resumedStays.isEmpty {
             // Theirs no longer: this core's board holds them now.
             for session in resumed { _ = others.set(session.user, to: nil) }
+            let zoneEvents = resumeZones(resumedStays, with: resumed)
             let exits = pipeline.resume(resumed, at: pipeline.clock)
             _ = board.restore(resumed, beacons: [])
-            decided(exits, at: now, into: &actions)
+            decided(exits, zoneEvents: zoneEvents, at: now, into: &actions)
         }
         var messages: [OutboundMessage] = []
         if publishesBeacons, !wasPublishing, state != .starting {
             // The beacons' states (and Home Assistant's configs) are this aggregator's to publish now: all of them, afresh.
             var changes = PresenceBoard.Changes()
             changes.beacons = pipeline.registry.beacons.keys.sorted().map(beaconState(of:))
-            messages += stateMessages(changes)
+            messages += stateMessages(changes) + zoneStateMessages(zones.map.zones.keys.sorted())
             let mine = ownsUser
             messages += homeAssistant?.update(registry: pipeline.registry, board: board, at: now, owns: mine, configs: true) ?? []
         } else if !resumed.isEmpty {
@@ -92,7 +101,10 @@ extension AggregatorCore {
         if publishesBeacons {
             var changes = PresenceBoard.Changes()
             changes.beacons = beaconStates.changed(changed, at: now).map(beaconState(of:))
-            if !changes.beacons.isEmpty { actions.append(.record(.decided(.init(messages: stateMessages(changes), decidedAt: now)))) }
+            var touchedZones: Set<String> = []
+            for beacon in changed { touchedZones.formUnion(zones.map.zones(of: beacon)) }
+            let messages = stateMessages(changes) + zoneStateMessages(zoneStates.changed(Array(touchedZones), at: now))
+            if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
         }
         updates += changed.map { .beacon(beaconState(of: $0)) }
         if page != nil { actions.append(.page(updates)) }
@@ -123,6 +135,7 @@ extension AggregatorCore {
         guard !leaving.isEmpty else { return 0 }
         saveProgress(resolution: 0, into: &actions)
         pipeline.drop(users: leaving)
+        zones.drop(users: leaving)
         for user in leaving.sorted() {
             // Where they are stays counted, as the next owner's states will say.
             _ = others.set(user, to: board.place(of: user))

@@ -75,12 +75,15 @@ public struct AggregatorCore: Sendable {
     public internal(set) var pipeline: PresencePipeline
     /// Who is where: the retained states, the page and Home Assistant all follow it.
     public internal(set) var board = PresenceBoard()
+    /// Who is in which zone, following the board's events.
+    public internal(set) var zones: ZonePresence
     /// The venue page's feed and node rows, with `configuration.page`.
     public internal(set) var page: VenuePage?
     var homeAssistant: HomeAssistantDiscovery?
     var notifications: NotificationPolicy
     var limiter: RateLimiter
     var beaconStates: BeaconStateThrottle
+    var zoneStates: BeaconStateThrottle
     var flaps = FlapCounter()
     var eventCounts: [EventTally: Int] = [:]
     let startedAt: Int64
@@ -92,8 +95,9 @@ public struct AggregatorCore: Sendable {
     /// The engine's `touches` at the last progress, and at the last positions.
     var progressMark: UInt64 = 0
     var positionsMark: UInt64 = 0
-    /// The sessions to resume, until `resume(at:)`.
+    /// The sessions and zone stays to resume, until `resume(at:)`.
     var sessions: [Presence]
+    var zoneSessions: [ZoneSession]
     /// Each user's home shard (`Registry.homeShards`), for the registry in use.
     var homes: [String: Int] = [:]
     /// Where the users of other aggregators' shards are, from their retained states (sharing).
@@ -102,6 +106,7 @@ public struct AggregatorCore: Sendable {
     /// home shard of their user, until the first ownership (those of shards it owns then are
     /// fresher than what the database says).
     var parked: [Int: [Presence]] = [:]
+    var parkedZones: [Int: [ZoneSession]] = [:]
     /// The self-calibration revision last logged.
     var loggedCalibration = 0
     /// When the fleet's health was last reported, and what it and this aggregator's part outlined then.
@@ -112,10 +117,11 @@ public struct AggregatorCore: Sendable {
     /// their parts of the health), for `receive(topicBytes:payload:at:)`.
     let sharedTopicPrefixes: [[UInt8]]
 
-    /// A core (`starting`) that resumes `sessions` (open when the aggregator stopped) with
-    /// `registry`, its clock at the saved one (or `now`), remembering the notifications sent within
-    /// the cool-down, and (with self-calibration) applying the node offsets stored before.
-    public init(configuration: Configuration, registry: Registry, sessions: [Presence] = [], savedClock: Int64? = nil,
+    /// A core (`starting`) that resumes `sessions` and `zoneSessions` (open when the aggregator
+    /// stopped) with `registry`, its clock at the saved one (or `now`), remembering the
+    /// notifications sent within the cool-down, and (with self-calibration) applying the node
+    /// offsets stored before.
+    public init(configuration: Configuration, registry: Registry, sessions: [Presence] = [], zoneSessions: [ZoneSession] = [], savedClock: Int64? = nil,
                 recentNotifications: [PresenceNotification] = [], storedOffsets: [String: Double] = [:], now: Int64) {
         self.configuration = configuration
         let topics = configuration.topics
@@ -126,6 +132,8 @@ public struct AggregatorCore: Sendable {
         notifications = NotificationPolicy(cooldown: configuration.notificationCooldown, sent: recentNotifications)
         limiter = RateLimiter(interval: configuration.logInterval)
         beaconStates = BeaconStateThrottle(interval: configuration.beaconStateInterval)
+        zoneStates = BeaconStateThrottle(interval: configuration.beaconStateInterval)
+        zones = ZonePresence(map: ZoneMap(registry: registry))
         homeAssistant = configuration.homeAssistant.map(HomeAssistantDiscovery.init(configuration:))
         if configuration.page { page = VenuePage() }
         startedAt = now
@@ -136,9 +144,12 @@ public struct AggregatorCore: Sendable {
             pipeline.own(.empty)
             homes = registry.homeShards()
             self.sessions = []
+            self.zoneSessions = []
             for session in sessions { parked[homes[session.user] ?? 0, default: []].append(session) }
+            for session in zoneSessions { parkedZones[homes[session.user] ?? 0, default: []].append(session) }
         } else {
             self.sessions = sessions
+            self.zoneSessions = zoneSessions
         }
     }
 
@@ -154,10 +165,13 @@ public struct AggregatorCore: Sendable {
         let sessions = self.sessions
         self.sessions = []
         state = configuration.catchUp ? .catchingUp : .live
+        let zoneEvents = resumeZones(zoneSessions, with: sessions)
+        zoneSessions = []
         let exits = pipeline.resume(sessions, at: pipeline.clock)
         var actions: [Action] = []
         let restored = board.restore(sessions, beacons: Array(pipeline.registry.beacons.keys))
         var messages = [configMessage(pipeline.registry.shards)] + stateMessages(restored)
+        messages += zoneStateMessages(zones.map.zones.keys.sorted())
         let mine = ownsUser, configs = publishesBeacons
         messages += homeAssistant?.update(registry: pipeline.registry, board: board, at: now, owns: mine, configs: configs) ?? []
         if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
@@ -165,10 +179,11 @@ public struct AggregatorCore: Sendable {
             let rows = nodeRows(at: now)
             _ = page?.replaceNodes(rows)
         }
-        decided(exits, at: now, into: &actions)
+        decided(exits, zoneEvents: zoneEvents, at: now, into: &actions)
         if configuration.page { actions.append(.statistics(statistics(at: now), report: false)) }
         actions.append(.log(LogLine(.notice, "resumed open sessions", [
-            "sessions": "\(sessions.count)", "ended": "\(exits.count)", "clock_behind_ms": "\(TimeBounds.difference(now, pipeline.clock))",
+            "sessions": "\(sessions.count)", "ended": "\(exits.count)", "zone_events": "\(zoneEvents.count)",
+            "clock_behind_ms": "\(TimeBounds.difference(now, pipeline.clock))",
         ])))
         return actions
     }
@@ -294,7 +309,14 @@ public struct AggregatorCore: Sendable {
         let now = TimeBounds.clamped(now)
         var actions: [Action] = []
         let erasing = registry.erasures > old.erasures ? Set(old.users.keys).subtracting(registry.users.keys) : []
+        zones.drop(users: erasing)
+        let oldZones = zones.map
         decided(pipeline.replaceRegistry(registry, at: now, erasing: erasing), at: now, into: &actions)
+        zones.replaceMap(ZoneMap(registry: registry))
+        if zones.map != oldZones {
+            decided([], zoneEvents: zones.reconcile(pipeline.engine.presences, at: max(now - configuration.pipeline.lateness, pipeline.engine.now)),
+                    at: now, into: &actions)
+        }
         if configuration.sharing { homes = registry.homeShards() }
         if let owned = pipeline.owned, registry.shards != old.shards {
             // A new shard count re-homes users: those now on another aggregator's shards go to it.
@@ -326,8 +348,13 @@ public struct AggregatorCore: Sendable {
         }
         flaps.forget(Set(flaps.users).subtracting(registry.users.keys))
         let mine = ownsUser, configs = publishesBeacons
-        let messages = (registry.shards != old.shards ? [configMessage(registry.shards)] : []) + stateMessages(changes)
-            + (homeAssistant?.update(registry: registry, board: board, at: now, owns: mine, configs: configs) ?? [])
+        var messages = (registry.shards != old.shards ? [configMessage(registry.shards)] : []) + stateMessages(changes)
+        if zones.map != oldZones {
+            messages += zoneStateChanges(from: oldZones)
+        } else if !erasing.isEmpty {
+            messages += zoneStateMessages(zones.map.zones.keys.sorted())
+        }
+        messages += homeAssistant?.update(registry: registry, board: board, at: now, owns: mine, configs: configs) ?? []
         if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
         if page != nil {
             let rows = nodeRows(at: now)

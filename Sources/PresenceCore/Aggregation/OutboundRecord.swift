@@ -29,6 +29,11 @@ public enum OutboundRecord: Sendable, Equatable {
         public var events: [PresenceEvent] {
             messages.compactMap(\.event)
         }
+
+        /// The zone events among the messages, in order.
+        public var zoneEvents: [ZoneEvent] {
+            messages.compactMap(\.zoneEvent)
+        }
     }
 
     /// The decided-up-to clock and present users' last sightings, to save.
@@ -55,18 +60,20 @@ public enum OutboundRecord: Sendable, Equatable {
 }
 
 /// One message to publish with QoS 1: retained for states (an empty retained payload deletes the
-/// state); an event's message carries the event, whose JSON its payload is.
+/// state); an event's message carries the event (or zone event), whose JSON its payload is.
 public struct OutboundMessage: Sendable, Equatable {
     public var topic: String
     public var payload: [UInt8]
     public var retain: Bool
     public var event: PresenceEvent?
+    public var zoneEvent: ZoneEvent?
 
     public init(topic: String, payload: [UInt8], retain: Bool = false) {
         self.topic = topic
         self.payload = payload
         self.retain = retain
         event = nil
+        zoneEvent = nil
     }
 
     /// `event`'s message on `topics`, its JSON encoded here, once.
@@ -75,10 +82,17 @@ public struct OutboundMessage: Sendable, Equatable {
         self.event = event
     }
 
+    /// `event`'s message on `topics`, its JSON encoded here, once.
+    public init(_ event: ZoneEvent, _ topics: Topics) {
+        self.init(topic: topics.zoneEvent(zone: event.zone, user: event.user), payload: event.encoded())
+        zoneEvent = event
+    }
+
     /// A message read back from the journal: an event's payload gives back its event.
-    public init(topic: String, payload: [UInt8], retain: Bool, carriesEvent: Bool) throws(PresenceEvent.Unreadable) {
+    public init(topic: String, payload: [UInt8], retain: Bool, carriesEvent: Bool, carriesZoneEvent: Bool = false) throws(PresenceEvent.Unreadable) {
         self.init(topic: topic, payload: payload, retain: retain)
         if carriesEvent { event = try PresenceEvent(payload: payload) }
+        if carriesZoneEvent { zoneEvent = try ZoneEvent(payload: payload) }
     }
 }
 

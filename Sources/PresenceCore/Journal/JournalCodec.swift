@@ -17,7 +17,7 @@ public enum JournalCodec {
             writer.array(decided.messages) { writer, message in
                 writer.string(message.topic)
                 writer.raw(message.payload)
-                writer.byte((message.retain ? 1 : 0) | (message.event != nil ? 2 : 0))
+                writer.byte((message.retain ? 1 : 0) | (message.event != nil ? 2 : 0) | (message.zoneEvent != nil ? 4 : 0))
             }
             writer.array(decided.notifications, write)
             writer.int64(decided.decidedAt)
@@ -47,7 +47,8 @@ public enum JournalCodec {
                 let payload = try reader.raw()
                 let flags = try reader.byte()
                 do throws(PresenceEvent.Unreadable) {
-                    return try OutboundMessage(topic: topic, payload: payload, retain: flags & 1 != 0, carriesEvent: flags & 2 != 0)
+                    return try OutboundMessage(topic: topic, payload: payload, retain: flags & 1 != 0, carriesEvent: flags & 2 != 0,
+                                               carriesZoneEvent: flags & 4 != 0)
                 } catch {
                     throw ByteReader.Malformed(offset: reader.position, what: "an event message whose payload is \(error)")
                 }

@@ -1,15 +1,23 @@
 /// What a restarted aggregator starts from when its journal holds records the database has not
-/// taken yet (it was away, or the aggregator died first): the sessions, clock, last sightings and
-/// notifications the database says, with those records laid over them in order. Laying a record
+/// taken yet (it was away, or the aggregator died first): the sessions, zone stays, clock, last
+/// sightings and notifications the database says, with those records laid over them in order. Laying a record
 /// the database already took over it changes nothing, so a fold from any earlier point is right.
 public struct JournalFold: Sendable, Equatable {
     public private(set) var sessions: [String: Presence]
     public private(set) var clock: Int64?
+    /// The open zone stays, by user and zone.
+    private var zoneStays: [ZoneKey: ZoneSession]
     /// The latest hello and goodbye of each user at each beacon.
     private var latest: [String: PresenceNotification] = [:]
 
-    public init(sessions: [Presence], clock: Int64?, notifications: [PresenceNotification]) {
+    private struct ZoneKey: Hashable {
+        var user: String
+        var zone: String
+    }
+
+    public init(sessions: [Presence], zoneSessions: [ZoneSession] = [], clock: Int64?, notifications: [PresenceNotification]) {
         self.sessions = Dictionary(sessions.map { ($0.user, $0) }, uniquingKeysWith: { $1 })
+        zoneStays = Dictionary(zoneSessions.map { (ZoneKey(user: $0.user, zone: $0.zone), $0) }, uniquingKeysWith: { $1 })
         self.clock = clock
         remember(notifications)
     }
@@ -27,6 +35,15 @@ public struct JournalFold: Sendable, Equatable {
                     if sessions[event.user]?.beacon == event.beacon { sessions[event.user] = nil }
                 }
             }
+            for event in decided.zoneEvents {
+                let key = ZoneKey(user: event.user, zone: event.zone)
+                switch event.kind {
+                case .enter:
+                    zoneStays[key] = ZoneSession(user: event.user, zone: event.zone, device: event.device, venue: event.venue, entered: event.at)
+                case .exit:
+                    zoneStays[key] = nil
+                }
+            }
             remember(decided.notifications)
         case .progress(let progress):
             clock = max(clock ?? .min, progress.clock)
@@ -36,6 +53,7 @@ public struct JournalFold: Sendable, Equatable {
         case .erased(let users):
             let forgotten = Set(users)
             for user in users { sessions[user] = nil }
+            zoneStays = zoneStays.filter { !forgotten.contains($0.key.user) }
             latest = latest.filter { !forgotten.contains($0.value.user) }
         }
     }
@@ -55,5 +73,10 @@ public struct JournalFold: Sendable, Equatable {
     /// The open sessions, by user.
     public var openSessions: [Presence] {
         sessions.values.sorted { $0.user < $1.user }
+    }
+
+    /// The open zone stays, by user and entry.
+    public var openZoneSessions: [ZoneSession] {
+        zoneStays.values.sorted { ($0.user, $0.entered, $0.zone) < ($1.user, $1.entered, $1.zone) }
     }
 }

@@ -1,8 +1,10 @@
-/// Everything the aggregator knows about a venue's things at one moment: venues, beacons, nodes,
-/// users and devices. A value: the aggregator swaps in a new one when the database says the
+/// Everything the aggregator knows about a venue's things at one moment: venues, zones, beacons,
+/// nodes, users and devices. A value: the aggregator swaps in a new one when the database says the
 /// registry changed.
 public struct Registry: Sendable, Equatable {
     public var venues: [String: Venue]
+    /// Places within places: floors, halls, offices, each holding beacons and zones.
+    public var zones: [String: Zone] = [:]
     public var beacons: [String: Beacon]
     public var nodes: [String: Node]
     public var users: [String: User]
@@ -35,8 +37,9 @@ public struct Registry: Sendable, Equatable {
         return home
     }
 
-    public init(venues: [Venue] = [], beacons: [Beacon] = [], nodes: [Node] = [], users: [User] = [], devices: [Device] = []) {
+    public init(venues: [Venue] = [], zones: [Zone] = [], beacons: [Beacon] = [], nodes: [Node] = [], users: [User] = [], devices: [Device] = []) {
         self.venues = Dictionary(venues.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
+        self.zones = Dictionary(zones.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
         self.beacons = Dictionary(beacons.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
         self.nodes = Dictionary(nodes.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
         self.users = Dictionary(users.map { ($0.key, $0) }, uniquingKeysWith: { $1 })
@@ -53,11 +56,30 @@ public struct Registry: Sendable, Equatable {
         }
     }
 
+    /// A place that holds beacons and other zones (a floor, a hall, an office): a person is in it
+    /// while at any beacon inside it, at any depth.
+    public struct Zone: Sendable, Equatable {
+        public var key: String
+        public var venue: String?
+        public var name: String?
+        /// The zone this one lies in, if any.
+        public var parent: String?
+
+        public init(key: String, venue: String? = nil, name: String? = nil, parent: String? = nil) {
+            self.key = key
+            self.venue = venue
+            self.name = name
+            self.parent = parent
+        }
+    }
+
     /// A place a person can be at (booth, room, desk), with an optional radio identity or region.
     public struct Beacon: Sendable, Equatable {
         public var key: String
         public var venue: String?
         public var name: String?
+        /// The zone the beacon lies in, if any.
+        public var zone: String?
         /// Canonical identity or region of the beacon hanging there, if any.
         public var identity: String?
         public var x: Double?
@@ -80,10 +102,11 @@ public struct Registry: Sendable, Equatable {
 
         public init(key: String, venue: String? = nil, name: String? = nil, identity: String? = nil, x: Double? = nil, y: Double? = nil,
                     floor: Int? = nil, radius: Double? = nil, tx: Int? = nil, hello: String? = nil, goodbye: String? = nil,
-                    switchMargin: Double? = nil, switchDwell: Int64? = nil, absenceTimeout: Int64? = nil, nextTo: [String] = []) {
+                    switchMargin: Double? = nil, switchDwell: Int64? = nil, absenceTimeout: Int64? = nil, nextTo: [String] = [], zone: String? = nil) {
             self.key = key
             self.venue = venue
             self.name = name
+            self.zone = zone
             self.identity = identity
             self.x = x
             self.y = y
