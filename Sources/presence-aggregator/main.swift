@@ -43,6 +43,9 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
     @Option(help: "Republish a beacon's retained state at most once per this long: a change at once, later ones together (e.g. 1s, 0 for every change).")
     var beaconStateInterval = "1s"
 
+    @Option(help: "Refresh how near a present user is to their beacon (rssi, distance, proximity) in their retained state at most once per this long, when it changed (e.g. 1s, 0 turns it off).")
+    var rangingInterval = "1s"
+
     @Option(help: "Where the journal and the dead letters live (default: $STATE_DIRECTORY or ~/.local/state/presence, then the client id).")
     var stateDir: String?
 
@@ -79,6 +82,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
         configuration.core.notificationCooldown = try DurationText.milliseconds(notifyCooldown, what: "--notify-cooldown")
         configuration.core.statsInterval = try DurationText.milliseconds(statsInterval, what: "--stats-interval")
         configuration.core.beaconStateInterval = try DurationText.milliseconds(beaconStateInterval, what: "--beacon-state-interval")
+        configuration.core.rangingInterval = try DurationText.milliseconds(rangingInterval, what: "--ranging-interval")
         if let stateDir { configuration.stateDirectory = stateDir }
         configuration.journalBytes = try ByteCountText.bytes(journalMax, what: "--journal-max")
         guard (1 ... 65_535).contains(publishWindow) else {

@@ -54,9 +54,11 @@ extension EndToEndTests {
                     try await Task.sleep(for: .seconds(1))
                     aggregator = try h.startAggregator(flags)
                 }
+                // At desk 2 she walks slowly away from its node: -52 dBm to -64.
                 let aliceAt = elapsed < 9_000 ? "desk-1" : "desk-2"
+                let atDesk2 = -52 - Int(max(0, elapsed - 9_000) / 750)
                 let heard: [(node: String, tag: String, rssi: Int)] = [
-                    ("node-desk-1", Self.alice, aliceAt == "desk-1" ? -55 : -78), ("node-desk-2", Self.alice, aliceAt == "desk-2" ? -55 : -78),
+                    ("node-desk-1", Self.alice, aliceAt == "desk-1" ? -55 : -78), ("node-desk-2", Self.alice, aliceAt == "desk-2" ? atDesk2 : -78),
                     ("node-booth-12", Self.bob, -56),
                 ]
                 for (node, tag, rssi) in heard {
@@ -64,7 +66,7 @@ extension EndToEndTests {
                     let ts = nowMilliseconds()
                     try await publisher.publish(SightingBatch(node: node, seq: seq, sent: ts, sightings: [Sighting(ts: ts, id: tag, rssi: rssi, tx: -59)]),
                                                 topics: h.topics)
-                    if rssi == -55 || rssi == -56 { lastHeard[tag] = ts }
+                    if rssi > -70 { lastHeard[tag] = ts }
                 }
                 try await Task.sleep(for: .milliseconds(400))
             }
@@ -89,6 +91,10 @@ extension EndToEndTests {
             ])
             #expect(walk(of: "bob") == ["enter zone floor-2", "enter zone hall-b", "enter booth-12", "exit booth-12 timeout",
                                         "exit zone hall-b timeout", "exit zone floor-2 timeout"])
+            // Her retained state's distance follows her away from desk 2.
+            let distances = bus.objects(on: h.topics.userState("alice")).filter { $0["beacon"] as? String == "desk-2" }.compactMap { $0["distance"] as? Double }
+            #expect(Set(distances).count >= 3 && (distances.last ?? 0) > 1.5 * (distances.first ?? .infinity) && distances == distances.sorted(),
+                    "\(distances)")
             let zoneEvents = bus.objects(on: zoneTopic)
             let bobExits = zoneEvents.filter { $0["user"] as? String == "bob" && $0["event"] as? String == "exit" }
             #expect(bobExits.allSatisfy { ($0["at"] as? Int).map(Int64.init) == lastHeard[Self.bob] }, "bob's zones end at his last sighting")

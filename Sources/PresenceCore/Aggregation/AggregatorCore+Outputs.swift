@@ -132,6 +132,19 @@ extension AggregatorCore {
         if page != nil { actions.append(.page(changes.users.map { .user($0, name: pipeline.registry.users[$0.user]?.name) })) }
     }
 
+    /// Publishes the states of present users heard since the last time whose distance to their
+    /// beacon changed (`Ranging.differs(from:)`).
+    mutating func rangeUsers(at now: Int64, into actions: inout [Action]) {
+        var changes = PresenceBoard.Changes()
+        for (user, ranging) in pipeline.engine.rangings(touchedAfter: rangingMark) {
+            if let state = board.range(user, ranging) { changes.users.append(state) }
+        }
+        rangingMark = pipeline.engine.touches
+        guard !changes.isEmpty else { return }
+        actions.append(.record(.decided(.init(messages: stateMessages(changes), decidedAt: now))))
+        if page != nil { actions.append(.page(changes.users.map { .user($0, name: pipeline.registry.users[$0.user]?.name) })) }
+    }
+
     /// Brings the page's node rows up to date; an update when they changed.
     mutating func showNodes(at now: Int64, into actions: inout [Action]) {
         guard page != nil else { return }

@@ -35,6 +35,9 @@ public struct AggregatorCore: Sendable {
         /// A beacon's retained state is republished at most once per this long, ms: the first
         /// change at once, the rest together when it has passed (`BeaconStateThrottle`).
         public var beaconStateInterval: Int64 = 1_000
+        /// A present user's retained state says how near they are to their beacon (`Ranging`),
+        /// refreshed at most once per this long, ms, when it changed; 0: not at all.
+        public var rangingInterval: Int64 = 1_000
         /// The fleet's health thresholds; nil watches no health (a replay). The report goes out
         /// at the start, within one `statsInterval` of a change, and at least every `interval`.
         public var health: FleetHealth.Configuration?
@@ -95,6 +98,8 @@ public struct AggregatorCore: Sendable {
     /// The engine's `touches` at the last progress, and at the last positions.
     var progressMark: UInt64 = 0
     var positionsMark: UInt64 = 0
+    var rangingMark: UInt64 = 0
+    var rangedAt: Int64
     /// The sessions and zone stays to resume, until `resume(at:)`.
     var sessions: [Presence]
     var zoneSessions: [ZoneSession]
@@ -140,6 +145,8 @@ public struct AggregatorCore: Sendable {
         lastMessageAt = now
         progressAt = now
         statsAt = now
+        rangedAt = now
+        board.ranges = configuration.rangingInterval > 0
         if configuration.sharing {
             pipeline.own(.empty)
             homes = registry.homeShards()
@@ -278,6 +285,10 @@ public struct AggregatorCore: Sendable {
         }
         decided(pipeline.advanceClock(to: now), at: now, into: &actions)
         publishWaitingBeacons(at: now, into: &actions)
+        if configuration.rangingInterval > 0, TimeBounds.difference(now, rangedAt) >= configuration.rangingInterval {
+            rangedAt = now
+            rangeUsers(at: now, into: &actions)
+        }
         if TimeBounds.difference(now, progressAt) >= configuration.progressInterval {
             progressAt = now
             saveProgress(resolution: configuration.lastSeenResolution, into: &actions)

@@ -11,6 +11,22 @@ extension PresenceEngine {
         return result
     }
 
+    /// How near each present user whose track took an observation after `mark` is to their beacon
+    /// now: the smoothed RSSI of the nearest fresh reading of it, with its distance and proximity
+    /// (as an enter reports them). Users with no fresh reading of their beacon are left out.
+    public func rangings(touchedAfter mark: UInt64) -> [(user: String, ranging: Ranging)] {
+        var result: [(user: String, ranging: Ranging)] = []
+        for index in tracks.indices where tracks[index].touched > mark && !tracks[index].isFree {
+            guard let beacon = tracks[index].presence?.beacon,
+                  let score = beaconScores(tracks[index], here: beacon, at: now).first(where: { $0.beacon == beacon }) else { continue }
+            let link = tracks[index].links[score.link]
+            let distance = configuration.distance(pathLoss: score.pathLoss)
+            result.append((tracks[index].user, Ranging(rssi: link.smoother.value, distance: distance,
+                                                       proximity: link.txKnown ? Proximity(distance: distance) : .unknown)))
+        }
+        return result
+    }
+
     /// The present users whose last sighting moved by `resolution` or more since it was last taken
     /// (every move with 0), among the tracks touched after `mark`; marks what it returns as taken.
     public mutating func takeLastSeen(touchedAfter mark: UInt64, resolution: Int64) -> [(user: String, time: Int64)] {

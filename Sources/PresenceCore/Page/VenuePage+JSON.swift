@@ -44,6 +44,10 @@ enum VenuePageJSON {
                     w.member("accuracy", number: position.accuracy)
                 }
             }
+            if let ranging = state.ranging {
+                w.member("distance", number: ranging.distance)
+                w.member("proximity", ranging.proximity.rawValue)
+            }
         }
     }
 

@@ -5,6 +5,9 @@ public struct PresenceBoard: Sendable {
     private var occupants: [String: Set<String>] = [:]
     /// Where each user is, with the distance and proximity of each present user's enter.
     private var places = UserPlaces()
+    /// Whether users' states carry how near they are to their beacon (`Ranging`): an enter's
+    /// reading, then what `range(_:_:)` brings.
+    public var ranges = false
 
     /// How near an enter found its user.
     public struct Reading: Sendable, Equatable {
@@ -80,7 +83,8 @@ public struct PresenceBoard: Sendable {
             switch event.kind {
             case .enter:
                 occupants[event.beacon, default: []].insert(event.user)
-                places.update(UserState(user: event.user, beacon: event.beacon, venue: event.venue, since: event.at))
+                let ranging = ranges ? Ranging(rssi: event.rssi, distance: event.distance, proximity: event.proximity ?? .unknown) : nil
+                places.update(UserState(user: event.user, beacon: event.beacon, venue: event.venue, since: event.at, ranging: ranging))
                 places.setReading(Reading(distance: event.distance, proximity: event.proximity), of: event.user)
                 cleared.remove(event.user)
             case .exit:
@@ -111,6 +115,15 @@ public struct PresenceBoard: Sendable {
             guard moved >= threshold || previous.floor != position.floor else { return nil }
         }
         state.position = position
+        places.update(state)
+        return state
+    }
+
+    /// Records how near a present user is to their beacon; returns their state to publish again
+    /// when the reading says something new (`Ranging.differs(from:)`), nil otherwise.
+    public mutating func range(_ user: String, _ ranging: Ranging) -> UserState? {
+        guard ranges, var state = places.state(of: user), state.beacon != nil, ranging.differs(from: state.ranging) else { return nil }
+        state.ranging = ranging
         places.update(state)
         return state
     }

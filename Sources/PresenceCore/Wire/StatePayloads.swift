@@ -7,13 +7,16 @@ public struct UserState: Equatable, Sendable {
     public var since: Int64
     /// The estimated position, when nodes and beacons have coordinates.
     public var position: Position?
+    /// How near the user is to `beacon` now (with ranging on).
+    public var ranging: Ranging?
 
-    public init(user: String, beacon: String?, venue: String?, since: Int64, position: Position? = nil) {
+    public init(user: String, beacon: String?, venue: String?, since: Int64, position: Position? = nil, ranging: Ranging? = nil) {
         self.user = user
         self.beacon = beacon
         self.venue = venue
         self.since = since
         self.position = position
+        self.ranging = ranging
     }
 
     public func encoded() -> [UInt8] {
@@ -30,8 +33,39 @@ public struct UserState: Equatable, Sendable {
                 w.key("position")
                 position.write(to: &w)
             }
+            if let ranging {
+                w.member("rssi", number: ranging.rssi, decimals: 1)
+                w.member("distance", number: ranging.distance)
+                w.member("proximity", ranging.proximity.rawValue)
+            }
         }
         return writer.bytes
+    }
+}
+
+/// How near a user is to their beacon: the smoothed RSSI of the nearest reading, the distance it
+/// means (m) and its proximity, as an enter reports them.
+public struct Ranging: Equatable, Sendable {
+    public var rssi: Double?
+    public var distance: Double?
+    public var proximity: Proximity
+
+    public init(rssi: Double?, distance: Double?, proximity: Proximity) {
+        self.rssi = rssi
+        self.distance = distance
+        self.proximity = proximity
+    }
+
+    /// Whether this reading says something new against `previous`: another proximity, or a
+    /// distance a tenth (and 5 cm) or more away from it.
+    public func differs(from previous: Ranging?) -> Bool {
+        guard let previous else { return true }
+        guard proximity == previous.proximity else { return true }
+        switch (distance, previous.distance) {
+        case (nil, nil): return false
+        case (let now?, let before?): return abs(now - before) >= max(0.05, 0.1 * before)
+        default: return true
+        }
     }
 }
 

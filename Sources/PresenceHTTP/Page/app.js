@@ -140,7 +140,8 @@ function renderPeople() {
   const people = present().sort((a, b) => userName(a).localeCompare(userName(b)));
   list.replaceChildren(...people.map((u) => {
     const item = el("li", { "data-user": u.user, "data-beacon": u.beacon });
-    item.append(el("b", {}, userName(u)), document.createTextNode(" at " + beaconName(u.beacon) + " "),
+    const near = typeof u.distance === "number" ? ` (${u.distance.toFixed(1)} m)` : "";
+    item.append(el("b", {}, userName(u)), document.createTextNode(" at " + beaconName(u.beacon) + near + " "),
                 el("span", { class: "muted", title: new Date(u.since).toISOString() }, "for " + ago(u.since)));
     return item;
   }));
