@@ -4,7 +4,7 @@
 Usage: schemas/validate-payloads.py CAPTURE.jsonl
 Each line of CAPTURE is {"topic": "...", "payload": "<the payload as text>"}; the topic says which
 schema applies (Home Assistant's discovery topics by their `/device_tracker/presence_…` and
-`/sensor/presence_…` levels, under any prefix). Empty payloads (deleted retained state) are skipped. Exits 1 listing every payload
+`/sensor/presence_…` and `/binary_sensor/presence_ZONE_…` levels, under any prefix). Empty payloads (deleted retained state) are skipped. Exits 1 listing every payload
 that does not validate, 0 when all do, printing how many were checked per schema.
 """
 import json
@@ -32,6 +32,7 @@ ROUTES = [
     (re.compile(r"/device_tracker/presence_[A-Za-z0-9_-]+/config$"), "ha-tracker-config"),
     (re.compile(r"/device_tracker/presence_[A-Za-z0-9_-]+/state$"), "ha-tracker-state"),
     (re.compile(r"/device_tracker/presence_[A-Za-z0-9_-]+/attributes$"), "ha-tracker-attributes"),
+    (re.compile(r"/binary_sensor/presence_ZONE_[A-Za-z0-9_-]+/config$"), "ha-binary-sensor-config"),
     (re.compile(r"/sensor/presence_[A-Za-z0-9_-]+/config$"), "ha-sensor-config"),
     (re.compile(r"/v1/health$"), "health"),
     (re.compile(r"/v1/health/parts/[^/]+$"), "health"),

@@ -44,6 +44,9 @@ final class AggregatorMetrics: Sendable {
         for (beacon, count) in statistics.present {
             Gauge(label: "presence_beacon_present_users", dimensions: [("beacon", beacon)]).record(count)
         }
+        for (zone, count) in statistics.zonePresent {
+            Gauge(label: "presence_zone_present_users", dimensions: [("zone", zone)]).record(count)
+        }
         if let owned = statistics.ownedShards { Gauge(label: "presence_owned_shards").record(owned) }
         for row in statistics.nodes {
             Gauge(label: "presence_node_sightings_per_second", dimensions: [("node", row.key)]).record(row.sightingsPerSecond ?? 0)

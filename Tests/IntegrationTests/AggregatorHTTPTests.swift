@@ -11,6 +11,8 @@ extension EndToEndTests {
         @Test func metricsParseAndMoveWithTrafficAndTheAPIFollowsTheEvents() async throws {
             let h = try PipelineHarness("http")
             try EndToEndTests.AggregatorWalkTests.register(h)
+            try h.ctlOK("zone", "add", "front", "--venue", "expo")
+            try h.ctlOK("beacon", "add", "booth-a", "--zone", "front")
             let port = try freePort()
             let base = "http://127.0.0.1:\(port)"
             let aggregator = try h.startAggregator(["--http", "127.0.0.1:\(port)"])
@@ -37,9 +39,12 @@ extension EndToEndTests {
                 ]), topics: h.topics)
                 try await Task.sleep(for: .milliseconds(400))
             }
-            try await eventuallyAsync(30, "alice at booth-a in /api/presence") {
-                let users = try await httpGet(base + "/api/presence").object["users"] as? [[String: Any]] ?? []
+            try await eventuallyAsync(30, "alice at booth-a in /api/presence, and in the front zone") {
+                let presence = try await httpGet(base + "/api/presence").object
+                let users = presence["users"] as? [[String: Any]] ?? []
+                let zones = presence["zones"] as? [[String: Any]] ?? []
                 return users.count == 1 && users.first?["beacon"] as? String == "booth-a"
+                    && zones.count == 1 && zones.first?["zone"] as? String == "front" && zones.first?["users"] as? [String] == ["alice"]
             }
             var after = try PrometheusText("")
             try await eventuallyAsync(30, "the counters to take in the ten batches") {
@@ -52,6 +57,7 @@ extension EndToEndTests {
             #expect(after.value("presence_events_total", ["kind": "enter"]) == 1)
             #expect(after.value("presence_node_online", ["node": "node-a"]) == 1 && after.value("presence_node_online", ["node": "node-b"]) == 0)
             #expect(after.types["presence_node_sightings_per_second"] == "gauge")
+            #expect(after.value("presence_zone_present_users", ["zone": "front"]) == 1)
             let nodes = try await httpGet(base + "/api/nodes").object["nodes"] as? [[String: Any]] ?? []
             #expect(nodes.first { $0["key"] as? String == "node-a" }?["online"] as? Bool == true)
             #expect(after.types["presence_decision_to_publish_seconds"] == "histogram")

@@ -27,6 +27,8 @@ import Testing
             try h.ctlOK("beacon", "add", "booth-\(booth)", "--venue", "expo", "--name", "Booth \(booth.uppercased())")
             try h.ctlOK("node", "add", "node-\(booth)", "--venue", "expo", "--beacon", "booth-\(booth)")
         }
+        try h.ctlOK("zone", "add", "hall", "--venue", "expo", "--name", "Main hall")
+        try h.ctlOK("beacon", "add", "booth-a", "--zone", "hall")
         try h.ctlOK("user", "add", "alice", "--name", "Alice")
         try h.ctlOK("device", "add", Self.tag, "--user", "alice")
         let prefix = "\(h.prefix)/ha"
@@ -49,6 +51,13 @@ import Testing
             try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any]
         })
         #expect(sensor["state_topic"] as? String == h.topics.beaconState("booth-a"))
+        // The hall: how many are in it, and whether anyone is.
+        let zoneConfigs = [assistant.zoneCountConfig("hall"), assistant.zoneOccupancyConfig("hall")].map { topic in
+            retained.last { $0.topic == topic }.flatMap { try? JSONSerialization.jsonObject(with: Data($0.payload)) as? [String: Any] } ?? [:]
+        }
+        #expect(zoneConfigs.allSatisfy { $0["state_topic"] as? String == h.topics.zoneState("hall") }, "\(zoneConfigs)")
+        #expect(zoneConfigs[1]["device_class"] as? String == "occupancy" && (zoneConfigs[0]["device"] as? [String: Any])?["name"] as? String == "Main hall")
+        #expect(zoneConfigs[0]["unique_id"] as? String != zoneConfigs[1]["unique_id"] as? String)
 
         // Alice stands at booth A for a few seconds, then leaves.
         let publisher = try await h.publisher()
@@ -74,6 +83,15 @@ import Testing
         }
         let away = try #require(bus.objects(on: assistant.trackerAttributes("alice")).last)
         #expect(away["beacon"] is NSNull && away["since"] is String)
+        #expect(bus.objects(on: h.topics.zoneState("hall")).map { $0["count"] as? Int } .suffix(2) == [1, 0], "the sensors' state: in the hall, then not")
+
+        // A zone removed takes its sensors with it.
+        try h.ctlOK("zone", "rm", "hall")
+        try await bus.wait(20, for: "the hall's sensors cleared") { messages in
+            [assistant.zoneCountConfig("hall"), assistant.zoneOccupancyConfig("hall")].allSatisfy { topic in
+                messages.last { $0.topic == topic }?.payload.isEmpty == true
+            }
+        }
 
         // Removing the user clears the tracker: the config first, then its state and attributes.
         let before = bus.messages.count
@@ -107,7 +125,7 @@ import Testing
         let script = PackagePaths.root.appendingPathComponent("schemas/validate-payloads.py").path
         let validation = try ChildProcess.spawn("/usr/bin/env", ["python3", script, capture.path])
         #expect(validation.waitBlocking() == 0, "\(validation.stdout)")
-        for schema in ["ha-tracker-config", "ha-sensor-config", "ha-tracker-state", "ha-tracker-attributes"] {
+        for schema in ["ha-tracker-config", "ha-sensor-config", "ha-tracker-state", "ha-tracker-attributes", "ha-binary-sensor-config", "zone-state"] {
             #expect(validation.stdout.contains("\(schema)="), "no \(schema) payload was checked: \(validation.stdout)")
         }
     }

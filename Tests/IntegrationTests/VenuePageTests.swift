@@ -16,11 +16,18 @@ extension EndToEndTests {
             #"(document.querySelector('#plans [data-beacon="\#(booth)"] .count') || {}).textContent"#
         }
 
+        /// JavaScript: the count the plan's region of `zone` shows, and the zones list's.
+        static func zoneCounts(_ zone: String) -> String {
+            #"[(document.querySelector('#plans [data-zone="\#(zone)"] .zone-count') || {}).textContent, (document.querySelector('#zones [data-zone="\#(zone)"] .zone-count') || {}).textContent].join('/')"#
+        }
+
         @Test func thePageFollowsAWalkAsTheEventsSay() async throws {
             let h = try PipelineHarness("page")
             try AggregatorWalkTests.register(h)
             try h.ctlOK("beacon", "add", "booth-a", "--name", "Booth A")
             try h.ctlOK("beacon", "add", "booth-c", "--name", "Booth C")
+            try h.ctlOK("zone", "add", "hall", "--venue", "expo", "--name", "Hall")
+            for booth in ["booth-a", "booth-b"] { try h.ctlOK("beacon", "add", booth, "--zone", "hall") }
             try h.ctlOK("user", "add", "bob", "--name", "Bob")
             try h.ctlOK("device", "add", "ibeacon:\(AggregatorWalkTests.uuid):7:2", "--user", "bob")
             let port = try freePort()
@@ -35,11 +42,12 @@ extension EndToEndTests {
             let steps: [[String: Any]] = [
                 ["name": "live", "until": "document.getElementById('link').textContent === 'live'", "timeout": 60],
                 ["name": "nobody", "eval": "document.getElementById('nobody').hidden === false && \(Self.people) === ''"],
-                ["name": "at a", "until": "\(Self.people) === 'alice@booth-a' && \(Self.count("booth-a")) === '1'", "timeout": 60],
-                ["name": "at b", "until": "\(Self.people) === 'alice@booth-b,bob@booth-b' && \(Self.count("booth-a")) === '0' && \(Self.count("booth-b")) === '2'", "timeout": 60],
+                ["name": "at a", "until": "\(Self.people) === 'alice@booth-a' && \(Self.count("booth-a")) === '1' && \(Self.zoneCounts("hall")) === '1/1'", "timeout": 60],
+                ["name": "at b", "until": "\(Self.people) === 'alice@booth-b,bob@booth-b' && \(Self.count("booth-a")) === '0' && \(Self.count("booth-b")) === '2' && \(Self.zoneCounts("hall")) === '2/2'", "timeout": 60],
+                ["name": "distance", "timeout": 10, "until": "[...document.querySelectorAll('#people li')].every(l => / \\(\\d+\\.\\d m\\) /.test(l.textContent))"],
                 ["name": "chart", "until": #"[...document.querySelectorAll('#visits svg[data-beacon="booth-b"] rect.bar')].reduce((n, bar) => n + Number(bar.dataset.count), 0) === 2"#, "timeout": 90],
                 ["name": "screenshot", "screenshot": screenshot],
-                ["name": "gone", "until": "\(Self.people) === '' && document.getElementById('nobody').hidden === false && \(Self.count("booth-b")) === '0'", "timeout": 60],
+                ["name": "gone", "until": "\(Self.people) === '' && document.getElementById('nobody').hidden === false && \(Self.count("booth-b")) === '0' && \(Self.zoneCounts("hall")) === '0/0'", "timeout": 60],
                 ["name": "feed", "eval": "[...document.querySelectorAll('#feed li')].map(l => l.textContent)"],
                 ["name": "summary", "eval": "document.getElementById('people-count').textContent"],
             ]

@@ -56,6 +56,8 @@ extension AggregatorCore {
         /// How many people are at each registered beacon, the whole venue's (the others' users
         /// too while aggregators share it), with `Configuration.page`.
         public var present: [String: Int] = [:]
+        /// How many people are in each zone, likewise.
+        public var zonePresent: [String: Int] = [:]
         /// How many shards this aggregator decides for (nil: not sharing).
         public var ownedShards: Int?
 

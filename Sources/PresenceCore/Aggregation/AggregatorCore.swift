@@ -404,6 +404,9 @@ public struct AggregatorCore: Sendable {
             for beacon in pipeline.registry.beacons.keys {
                 statistics.present[beacon] = board.count(at: beacon) + (others?.users(at: beacon).count ?? 0)
             }
+            for zone in zones.map.zones.keys {
+                statistics.zonePresent[zone] = others == nil ? zones.count(in: zone) : zoneState(of: zone).users.count
+            }
         }
         statistics.ownedShards = pipeline.owned?.count
         return statistics

@@ -44,6 +44,33 @@ extension HomeAssistantDiscovery {
         return writer.bytes
     }
 
+    /// A zone's count `sensor` (how many people are at its beacons, with who as an attribute) or
+    /// occupancy `binary_sensor` (anyone there), both reading the zone's retained state.
+    func zoneConfig(_ zone: String, _ map: ZoneMap, occupancy: Bool) -> [UInt8] {
+        let id = HomeAssistantTopics.zoneObjectID(zone)
+        let topic = configuration.pipeline.zoneState(zone)
+        var writer = JSONWriter()
+        writer.object { w in
+            w.member("name", occupancy ? "Occupancy" : "People")
+            w.member("unique_id", id + (occupancy ? "_occupancy" : "_count"))
+            w.member("state_topic", topic)
+            if occupancy {
+                w.member("value_template", "{{ 'ON' if value_json.count > 0 else 'OFF' }}")
+                w.member("device_class", "occupancy")
+            } else {
+                w.member("value_template", "{{ value_json.count }}")
+                w.member("json_attributes_topic", topic)
+                w.member("json_attributes_template", "{{ {'users': value_json.users} | tojson }}")
+                w.member("unit_of_measurement", "people")
+                w.member("state_class", "measurement")
+                w.member("icon", "mdi:account-group")
+            }
+            w.member("qos", 1)
+            writeCommon(&w, device: id, name: map.zones[zone]?.name ?? zone, model: "Presence zone")
+        }
+        return writer.bytes
+    }
+
     /// Availability, device and origin, the same for every entity.
     private func writeCommon(_ w: inout JSONWriter, device: String, name: String, model: String) {
         w.member("availability_topic", configuration.pipeline.aggregatorStatus)

@@ -1,9 +1,10 @@
 /// Home Assistant's MQTT discovery for the aggregator (`--ha-discovery`), a part of the core: from
 /// the registry and the core's board of who is where, it says which retained messages make each
 /// user a `device_tracker` (state: the beacon key, `not_home`, or `None` while incognito; attributes:
-/// the beacon, its name, venue, distance and proximity of the enter, since) and each beacon an
-/// occupancy `sensor` that reads the beacon's retained state. Only what changed is published again;
-/// a user or beacon the registry lost has its topics cleared with empty retained payloads, the
+/// the beacon, its name, venue, distance and proximity of the enter, since), each beacon an
+/// occupancy `sensor` that reads the beacon's retained state, and each zone a count `sensor` and an
+/// occupancy `binary_sensor` that read the zone's. Only what changed is published again; a user,
+/// beacon or zone the registry lost has its topics cleared with empty retained payloads, the
 /// discovery config first. The core puts its messages in the same record as the states they
 /// mirror, after them, so they survive a crash as those states do.
 public struct HomeAssistantDiscovery: Sendable {
@@ -37,6 +38,7 @@ public struct HomeAssistantDiscovery: Sendable {
     /// The users and beacons whose topics hold something.
     private var users: Set<String> = []
     private var beacons: Set<String> = []
+    private var zones: Set<String> = []
 
     /// Discovery with nothing published yet.
     public init(configuration: Configuration) {
@@ -51,6 +53,7 @@ public struct HomeAssistantDiscovery: Sendable {
     public mutating func update(registry: Registry, board: PresenceBoard, at now: Int64, owns: (String) -> Bool = { _ in true },
                                 configs: Bool = true) -> [OutboundMessage] {
         var messages: [OutboundMessage] = []
+        let map = configs ? ZoneMap(registry: registry) : ZoneMap()
         if configs {
             for user in users.subtracting(registry.users.keys).sorted() {
                 clear(configuration.topics.userTopics(user), into: &messages)
@@ -59,6 +62,10 @@ public struct HomeAssistantDiscovery: Sendable {
             for beacon in beacons.subtracting(registry.beacons.keys).sorted() {
                 clear([configuration.topics.sensorConfig(beacon)], into: &messages)
                 beacons.remove(beacon)
+            }
+            for zone in zones.subtracting(map.zones.keys).sorted() {
+                clear([configuration.topics.zoneCountConfig(zone), configuration.topics.zoneOccupancyConfig(zone)], into: &messages)
+                zones.remove(zone)
             }
         }
         for key in registry.users.keys.sorted() {
@@ -72,6 +79,11 @@ public struct HomeAssistantDiscovery: Sendable {
             for key in registry.beacons.keys.sorted() {
                 beacons.insert(key)
                 emit(configuration.topics.sensorConfig(key), sensorConfig(key, registry), into: &messages)
+            }
+            for key in map.zones.keys.sorted() {
+                zones.insert(key)
+                emit(configuration.topics.zoneCountConfig(key), zoneConfig(key, map, occupancy: false), into: &messages)
+                emit(configuration.topics.zoneOccupancyConfig(key), zoneConfig(key, map, occupancy: true), into: &messages)
             }
         }
         return messages

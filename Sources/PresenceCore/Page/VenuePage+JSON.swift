@@ -112,6 +112,19 @@ extension AggregatorCore {
                     }
                 }
             }
+            w.key("zones")
+            w.array { w in
+                for zone in zones.map.zones.values.sorted(by: { $0.key < $1.key }) {
+                    w.object { w in
+                        w.member("key", zone.key)
+                        w.member("name", zone.name)
+                        w.member("venue", zone.venue)
+                        w.member("parent", zone.parent)
+                        w.key("beacons")
+                        w.array { w in for beacon in zones.map.beacons[zone.key] ?? [] { w.string(beacon) } }
+                    }
+                }
+            }
             w.key("users")
             writePresentUsers(&w)
             w.key("nodes")
@@ -124,7 +137,7 @@ extension AggregatorCore {
         return w.bytes
     }
 
-    /// Who is where, and each beacon's occupancy.
+    /// Who is where, and each beacon's and zone's occupancy.
     public func pagePresenceJSON(at now: Int64) -> [UInt8] {
         var w = JSONWriter(capacity: 1024)
         w.object { w in
@@ -138,6 +151,18 @@ extension AggregatorCore {
                     let present = beaconState(of: key).users
                     w.object { w in
                         w.member("beacon", key)
+                        w.member("count", present.count)
+                        w.key("users")
+                        w.array { w in for user in present { w.string(user) } }
+                    }
+                }
+            }
+            w.key("zones")
+            w.array { w in
+                for key in zones.map.zones.keys.sorted() {
+                    let present = zoneState(of: key).users
+                    w.object { w in
+                        w.member("zone", key)
                         w.member("count", present.count)
                         w.key("users")
                         w.array { w in for user in present { w.string(user) } }

@@ -2,7 +2,7 @@
 // carries every change; the visits chart comes from /api/visits. No framework, no build step.
 "use strict";
 
-const state = { venues: [], beacons: new Map(), users: new Map(), nodes: [], events: [] };
+const state = { venues: [], zones: [], beacons: new Map(), users: new Map(), nodes: [], events: [] };
 const feedLimit = 100;
 const svgNS = "http://www.w3.org/2000/svg";
 
@@ -35,6 +35,7 @@ function userName(user) {
 
 function applySnapshot(snapshot) {
   state.venues = snapshot.venues || [];
+  state.zones = (snapshot.zones || []).map((z) => ({ ...z, inside: new Set(z.beacons) }));
   state.beacons = new Map((snapshot.beacons || []).map((b) => [b.key, b]));
   state.users = new Map((snapshot.users || []).map((u) => [u.user, u]));
   state.nodes = snapshot.nodes || [];
@@ -45,6 +46,7 @@ function applySnapshot(snapshot) {
 function renderAll() {
   renderSummary();
   renderPlans();
+  renderZones();
   renderPeople();
   renderFeed();
   renderNodes();
@@ -52,6 +54,23 @@ function renderAll() {
 
 function present() {
   return [...state.users.values()].filter((u) => u.beacon);
+}
+
+// How many present users are at a beacon inside `zone`.
+function zoneCount(zone) {
+  return present().filter((u) => zone.inside.has(u.beacon)).length;
+}
+
+function renderZones() {
+  const list = document.getElementById("zones");
+  document.getElementById("zones-section").hidden = state.zones.length === 0;
+  list.replaceChildren(...state.zones.map((zone) => {
+    const count = zoneCount(zone);
+    const item = el("li", { "data-zone": zone.key });
+    item.append(el("b", {}, zone.name || zone.key), document.createTextNode(" "),
+                el("span", { class: "zone-count" }, String(count)), document.createTextNode(count === 1 ? " person" : " people"));
+    return item;
+  }));
 }
 
 function renderSummary() {
@@ -89,10 +108,17 @@ function renderPlans() {
 function plan(g, byBeacon) {
   const placed = g.beacons.filter((b) => b.x !== undefined && b.y !== undefined);
   const loose = g.beacons.filter((b) => b.x === undefined || b.y === undefined);
+  // Zones are drawn as regions around their beacons on this plan, an outer one around the inner.
+  const here = new Set(g.beacons.map((b) => b.key));
+  const zones = state.zones.filter((z) => z.beacons.some((k) => here.has(k))).map((z) => {
+    const mine = z.beacons.filter((k) => here.has(k));
+    const inner = state.zones.filter((o) => o !== z && o.beacons.length < z.beacons.length && o.beacons.every((k) => z.inside.has(k))).length;
+    return { zone: z, mine, pad: 40 + 14 * inner };
+  }).sort((a, b) => b.pad - a.pad);
   const xs = placed.map((b) => b.x).concat(g.nodes.map((n) => n.x));
   const ys = placed.map((b) => b.y).concat(g.nodes.map((n) => n.y));
   const minX = Math.min(0, ...xs), maxX = Math.max(1, ...xs), minY = Math.min(0, ...ys), maxY = Math.max(1, ...ys);
-  const width = 640, margin = 50;
+  const width = 640, margin = 50 + (zones.length ? zones[0].pad - 16 : 0);
   const scale = Math.min((width - 2 * margin) / (maxX - minX || 1), 40);
   const planHeight = xs.length ? (maxY - minY) * scale + 2 * margin : 0;
   const height = planHeight + Math.ceil(loose.length / 8) * 90 + 10;
@@ -111,6 +137,17 @@ function plan(g, byBeacon) {
   const spots = [];
   placed.forEach((b) => spots.push([b, ...at(b.x, b.y)]));
   loose.forEach((b, i) => spots.push([b, margin + (i % 8) * 75, planHeight + 45 + Math.floor(i / 8) * 90]));
+  const spotOf = new Map(spots.map(([b, x, y]) => [b.key, [x, y]]));
+  for (const { zone, mine, pad } of zones) {
+    const xs = mine.map((k) => spotOf.get(k)[0]), ys = mine.map((k) => spotOf.get(k)[1]);
+    const x = Math.min(...xs) - pad, y = Math.min(...ys) - pad;
+    const region = el("svg:g", { class: "zone", "data-zone": zone.key });
+    region.append(el("svg:rect", { x, y, width: Math.max(...xs) - Math.min(...xs) + 2 * pad, height: Math.max(...ys) - Math.min(...ys) + 2 * pad + 30, rx: 10 }));
+    const label = el("svg:text", { x: x + 8, y: y + 14, class: "zone-label" }, (zone.name || zone.key) + " · ");
+    label.append(el("svg:tspan", { class: "zone-count" }, String(zoneCount(zone))));
+    region.append(label);
+    svg.append(region);
+  }
   for (const [beacon, x, y] of spots) {
     const users = byBeacon.get(beacon.key) || [];
     const b = el("svg:g", { class: "beacon" + (users.length ? " occupied" : ""), "data-beacon": beacon.key });
@@ -236,7 +273,7 @@ function connect() {
   stream.addEventListener("user", (m) => {
     const user = JSON.parse(m.data);
     if (user.beacon) state.users.set(user.user, user); else state.users.delete(user.user);
-    renderSummary(); renderPlans(); renderPeople();
+    renderSummary(); renderPlans(); renderZones(); renderPeople();
   });
   stream.addEventListener("beacon", (m) => {
     const update = JSON.parse(m.data), beacon = state.beacons.get(update.beacon);
