@@ -103,6 +103,17 @@ import Testing
         #expect(core.zones.stays(of: "alice").map(\.zone) == ["floor"])
     }
 
+    @Test func anIncognitoUserLeavesEveryZoneAsTheirBeacon() {
+        var core = Self.core()
+        _ = core.resume(at: Self.start) + Self.walk(&core, until: Self.start + 10_000)
+        var hidden = Self.registry
+        hidden.users["alice"]?.incognitoUntil = Self.start + 3_600_000
+        let actions = core.replaceRegistry(hidden, at: Self.start + 11_000)
+        #expect(Self.zoneLines(actions) == ["exit office incognito", "exit floor incognito"])
+        #expect(core.zones.openSessions.isEmpty)
+        #expect(Published.objects(Published.messages(actions), on: "site/presence/v1/zones/state/floor").last?["count"] as? Int == 0)
+    }
+
     @Test func aForgottenUserLeavesTheirZonesWithoutAnEvent() {
         var core = Self.core()
         _ = core.resume(at: Self.start) + Self.walk(&core, until: Self.start + 10_000)
@@ -116,5 +127,117 @@ import Testing
         #expect(core.zones.openSessions.isEmpty)
         let office = Published.objects(Published.messages(actions), on: "site/presence/v1/zones/state/office")
         #expect(office.last?["count"] as? Int == 0, "the zone's state is published again without them")
+    }
+}
+
+/// Zones while aggregators share the venue: a user's zones are decided where the user is, follow
+/// them to the core that takes their shard over, and the owner of shard 0 publishes the zones'
+/// states with everyone's users.
+@Suite struct AggregatorCoreZonesSharingTests {
+    typealias Shards = AggregatorCoreShardsTests
+    static let start = AggregatorCoreTests.start
+    static let topics = AggregatorCoreTests.topics
+
+    static var registry: Registry {
+        var registry = Shards.registry
+        registry.zones = ["hall": .init(key: "hall", venue: "expo")]
+        registry.beacons["a"]?.zone = "hall"
+        registry.beacons["b"]?.zone = "hall"
+        return registry
+    }
+
+    static func core(sharing: Bool, now: Int64) -> AggregatorCore {
+        var configuration = AggregatorCore.Configuration()
+        configuration.catchUp = false
+        configuration.topics = topics
+        configuration.sharing = sharing
+        configuration.page = true
+        var core = AggregatorCore(configuration: configuration, registry: registry, now: now)
+        _ = core.resume(at: now)
+        return core
+    }
+
+    static func zoneEvents(_ actions: [AggregatorCore.Action]) -> [ZoneEvent] {
+        Published.records(actions).flatMap(\.zoneEvents)
+    }
+
+    @Test func aUserHandedToAnotherCoreKeepsTheirZoneStayAndLeavesItThere() throws {
+        let all = ShardSet(0 ..< Shards.shards.count)
+        let alice = Shards.shards.shard(of: Shards.tags.alice), bob = Shards.shards.shard(of: Shards.tags.bob)
+        var whole = Self.core(sharing: false, now: Self.start)
+        var first = Self.core(sharing: true, now: Self.start)
+        var firstEvents = Self.zoneEvents(first.own(all, sessions: [], at: Self.start))
+        var second: AggregatorCore?
+        var secondEvents: [ZoneEvent] = []
+        var wholeEvents: [ZoneEvent] = []
+        for arrival in Shards.arrivals() {
+            wholeEvents += Self.zoneEvents(AggregatorCoreTests.receive(&whole, arrival.topic, arrival.payload, at: arrival.at))
+            if second == nil, arrival.at >= Self.start + 10_000 {
+                let released = first.own(ShardSet([alice]), sessions: [], at: arrival.at)
+                #expect(Self.zoneEvents(released).isEmpty, "a shard given back ends nobody's zone stay")
+                #expect(first.zones.stays(of: "bob").isEmpty)
+                // What the database holds of bob when the other core takes his shard.
+                let enter = try #require(firstEvents.first { $0.user == "bob" && $0.kind == .enter })
+                let stored = Presence(user: "bob", device: Shards.tags.bob, beacon: enter.beacon, venue: "expo", entered: enter.at,
+                                      lastSeen: Shards.lastSeen(released)["bob"] ?? 0)
+                let stay = ZoneSession(user: "bob", zone: "hall", device: Shards.tags.bob, venue: "expo", entered: enter.at)
+                var taker = Self.core(sharing: true, now: arrival.at)
+                secondEvents += Self.zoneEvents(taker.own(ShardSet([bob]), sessions: [stored], zoneSessions: [stay], at: arrival.at))
+                second = taker
+            }
+            firstEvents += Self.zoneEvents(AggregatorCoreTests.receive(&first, arrival.topic, arrival.payload, at: arrival.at))
+            if var taker = second {
+                secondEvents += Self.zoneEvents(AggregatorCoreTests.receive(&taker, arrival.topic, arrival.payload, at: arrival.at))
+                second = taker
+            }
+        }
+        wholeEvents += Self.zoneEvents(whole.tick(at: Self.start + 60_000))
+        firstEvents += Self.zoneEvents(first.tick(at: Self.start + 60_000))
+        secondEvents += Self.zoneEvents(second?.tick(at: Self.start + 60_000) ?? [])
+        #expect(wholeEvents.map { "\($0.kind.rawValue) \($0.user)" }.sorted() == ["enter alice", "enter bob", "exit alice", "exit bob"])
+        #expect(secondEvents.map { "\($0.kind.rawValue) \($0.user) \($0.entered ?? 0)" } == ["exit bob \(wholeEvents.first { $0.user == "bob" }?.at ?? -1)"])
+        #expect((firstEvents + secondEvents).map(\.id).sorted() == wholeEvents.map(\.id).sorted())
+    }
+
+    @Test func theOwnerOfShardZeroPublishesZoneStatesListingEveryone() throws {
+        let candidates = (1 ... 200).map { "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:2:\($0)" }
+        let aliceTag = try #require(candidates.first { Shards.shards.shard(of: $0) == 0 })
+        let bobTag = try #require(candidates.first { Shards.shards.shard(of: $0) != 0 })
+        var registry = Self.registry
+        registry.devices = [aliceTag: .init(identity: aliceTag, user: "alice"), bobTag: .init(identity: bobTag, user: "bob")]
+        func core(owning shards: [Int]) -> AggregatorCore {
+            var configuration = AggregatorCore.Configuration()
+            configuration.catchUp = false
+            configuration.topics = Self.topics
+            configuration.sharing = true
+            configuration.page = true
+            var core = AggregatorCore(configuration: configuration, registry: registry, now: Self.start)
+            _ = core.own(ShardSet(shards), sessions: [], at: Self.start)
+            _ = core.resume(at: Self.start)
+            return core
+        }
+        func zoneStates(_ actions: [AggregatorCore.Action]) -> [String] {
+            Published.messages(actions).filter { $0.topic == Self.topics.zoneState("hall") }.map { String(decoding: $0.payload, as: UTF8.self) }
+        }
+        var leader = core(owning: [0])
+        var other = core(owning: [Shards.shards.shard(of: bobTag)])
+        var published: [String] = []
+        var otherPublished: [String] = []
+        for t in stride(from: Self.start, to: Self.start + 10_000, by: 500) {
+            let batch = SightingBatch(node: "node-a", seq: t, sent: t, sightings: [aliceTag, bobTag].map { Sighting(ts: t, id: $0, rssi: -58, tx: -59) })
+            let leaderActions = AggregatorCoreTests.receive(&leader, Self.topics.sightings(node: "node-a"), batch.encoded(), at: t + 50)
+            published += zoneStates(leaderActions)
+            otherPublished += zoneStates(Shards.forwardState(of: "alice", in: leaderActions, to: &other, at: t + 60))
+            let actions = AggregatorCoreTests.receive(&other, Self.topics.sightings(node: "node-a"), batch.encoded(), at: t + 50)
+            otherPublished += zoneStates(actions)
+            published += zoneStates(Shards.forwardState(of: "bob", in: actions, to: &leader, at: t + 60))
+        }
+        published += zoneStates(leader.tick(at: Self.start + 12_000))
+        #expect(otherPublished.isEmpty, "only the owner of shard 0 publishes zone states: \(otherPublished)")
+        #expect(published.last == #"{"v":1,"zone":"hall","users":["alice","bob"],"count":2}"#, "\(published)")
+        #expect(other.zones.users(in: "hall") == ["bob"] && leader.zones.users(in: "hall") == ["alice"], "each decides its own users' zones")
+        for core in [leader, other] {
+            #expect(core.statistics(at: Self.start + 12_000).zonePresent["hall"] == 2)
+        }
     }
 }
