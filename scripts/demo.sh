@@ -34,9 +34,14 @@ trap cleanup INT TERM EXIT
 ctl="$bin/presencectl"
 "$ctl" migrate
 "$ctl" venue add expo --name "Demo expo"
+"$ctl" zone add hall --venue expo --name "Hall" >/dev/null
+"$ctl" zone add west --venue expo --name "West aisle" --parent hall >/dev/null
+"$ctl" zone add east --venue expo --name "East aisle" --parent hall >/dev/null
 x=0
 for booth in a b c d; do
-  "$ctl" beacon add "booth-$booth" --venue expo --name "Booth ${booth^^}" --x "$x" --y 0 >/dev/null
+  aisle=west
+  [[ $booth == c || $booth == d ]] && aisle=east
+  "$ctl" beacon add "booth-$booth" --venue expo --zone "$aisle" --name "Booth ${booth^^}" --x "$x" --y 0 >/dev/null
   "$ctl" node add "node-$booth" --venue expo --beacon "booth-$booth" --x "$x" --y 0 >/dev/null
   x=$((x + 7))
 done
@@ -46,7 +51,7 @@ for user in alice bob carol; do
   "$ctl" device add "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:$minor" --user "$user" >/dev/null
   minor=$((minor + 1))
 done
-echo "registered venue expo: booths a-d 7 m apart, a node at each, alice, bob and carol with tags"
+echo "registered venue expo: booths a-d 7 m apart in a hall's west and east aisles, a node at each, alice, bob and carol with tags"
 
 http=${PRESENCE_DEMO_HTTP:-127.0.0.1:8080}
 "$bin/presence-aggregator" --http "$http" >"$state/aggregator.log" 2>&1 &
@@ -58,6 +63,6 @@ echo "events follow, Ctrl-C to stop"
 echo
 
 broker=${PRESENCE_BROKER_URL#mqtt://}
-mosquitto_sub -h "${broker%:*}" -p "${broker##*:}" -t 'presence/v1/events/#' | python3 -u scripts/show-events.py &
+mosquitto_sub -h "${broker%:*}" -p "${broker##*:}" -t 'presence/v1/events/#' -t 'presence/v1/zones/events/#' | python3 -u scripts/show-events.py &
 pids+=($!)
 wait "${pids[@]}"
