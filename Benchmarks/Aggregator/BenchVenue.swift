@@ -1,7 +1,8 @@
 import PresenceCore
 import PresencePostgres
 
-/// The registry of a benchmark run: booth `booth-N` with node `node-N` anchored to it; bulk users
+/// The registry of a benchmark run: booth `booth-N` with node `node-N` anchored to it, ten booths
+/// to a zone `row-K` and every row in zone `hall`, as a venue using zones has them; bulk users
 /// `u-N` with tags; `crowd-N` users; and `marker`, whose moves between booth 0 and booth 1 are timed.
 struct BenchVenue: Sendable {
     static let uuid = "e2c56db5-dffb-48d2-b060-d0f5a71096e0"
@@ -23,8 +24,12 @@ struct BenchVenue: Sendable {
         let scenario = scenario
         _ = try await database.transaction { db in
             _ = try db.query("INSERT INTO presence.venues (key, name) VALUES ('bench', 'Benchmark hall')")
-            _ = try db.copyIn("COPY presence.beacons (key, venue_key, x, y) FROM STDIN", rows: (0 ..< scenario.nodes).map { index in
-                [Self.booth(index), "bench", String(index * 5), "0"]
+            _ = try db.query("INSERT INTO presence.zones (key, venue_key) VALUES ('hall', 'bench')")
+            _ = try db.copyIn("COPY presence.zones (key, venue_key, parent_key) FROM STDIN", rows: (0 ..< (scenario.nodes + 9) / 10).map { row in
+                ["row-\(row)", "bench", "hall"]
+            })
+            _ = try db.copyIn("COPY presence.beacons (key, venue_key, x, y, zone_key) FROM STDIN", rows: (0 ..< scenario.nodes).map { index in
+                [Self.booth(index), "bench", String(index * 5), "0", "row-\(index / 10)"]
             })
             _ = try db.copyIn("COPY presence.nodes (key, venue_key, beacon_key, x, y) FROM STDIN", rows: (0 ..< scenario.nodes).map { index in
                 [Self.node(index), "bench", Self.booth(index), String(index * 5), "0"]

@@ -126,7 +126,7 @@ public struct ZonePresence: Sendable {
     private mutating func move(_ user: String, to chain: [String], place: Place, at: Int64, reason: PresenceEvent.ExitReason) -> [ZoneEvent] {
         beacons[user] = chain.isEmpty ? nil : place.beacon
         let current = stays[user] ?? []
-        guard current.map(\.zone) != chain else { return [] }
+        guard current.count != chain.count || !zip(current, chain).allSatisfy({ $0.zone == $1 }) else { return [] }
         var events: [ZoneEvent] = []
         var kept: [ZoneSession] = []
         for stay in current where chain.contains(stay.zone) { kept.append(stay) }

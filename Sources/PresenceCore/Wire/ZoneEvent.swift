@@ -25,7 +25,7 @@ public struct ZoneEvent: Equatable, Sendable {
     /// An event whose id is made from its content.
     public init(kind: PresenceEvent.Kind, user: String, device: String, zone: String, venue: String?, beacon: String, at: Int64,
                 entered: Int64? = nil, reason: PresenceEvent.ExitReason? = nil) {
-        let id = EventID.make(kind: kind, user: user, device: device, beacon: "zone:" + zone, at: at, entered: entered)
+        let id = EventID.make(kind: kind, user: user, device: device, placePrefix: "zone:", place: zone, at: at, entered: entered)
         self.init(kind: kind, id: id, user: user, device: device, zone: zone, venue: venue, beacon: beacon, at: at, entered: entered, reason: reason)
     }
 
