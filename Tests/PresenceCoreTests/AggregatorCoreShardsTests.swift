@@ -159,24 +159,32 @@ import Testing
         return updates
     }
 
-    @Test func theOwnerOfShardZeroPublishesBeaconStatesListingEveryonesUsersAndTheOthersNone() throws {
-        // alice on shard 0, bob on another.
+    /// Alice's tag on shard 0, bob's on another: `registry` with them as the devices.
+    static func splitTags(_ registry: Registry) throws -> (registry: Registry, alice: String, bob: String) {
         let candidates = (1 ... 200).map { "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:2:\($0)" }
-        let aliceTag = try #require(candidates.first { Self.shards.shard(of: $0) == 0 })
-        let bobTag = try #require(candidates.first { Self.shards.shard(of: $0) != 0 })
-        var registry = Self.registry
+        let aliceTag = try #require(candidates.first { shards.shard(of: $0) == 0 })
+        let bobTag = try #require(candidates.first { shards.shard(of: $0) != 0 })
+        var registry = registry
         registry.devices = [aliceTag: .init(identity: aliceTag, user: "alice"), bobTag: .init(identity: bobTag, user: "bob")]
-        func core(owning shards: [Int]) -> AggregatorCore {
-            var configuration = AggregatorCore.Configuration()
-            configuration.catchUp = false
-            configuration.topics = Self.topics
-            configuration.sharing = true
-            configuration.page = true
-            var core = AggregatorCore(configuration: configuration, registry: registry, now: Self.start)
-            _ = core.own(ShardSet(shards), sessions: [], at: Self.start)
-            _ = core.resume(at: Self.start)
-            return core
-        }
+        return (registry, aliceTag, bobTag)
+    }
+
+    /// A sharing core with the page on, owning `shards` from the start.
+    static func core(owning shards: [Int], registry: Registry) -> AggregatorCore {
+        var configuration = AggregatorCore.Configuration()
+        configuration.catchUp = false
+        configuration.topics = topics
+        configuration.sharing = true
+        configuration.page = true
+        var core = AggregatorCore(configuration: configuration, registry: registry, now: start)
+        _ = core.own(ShardSet(shards), sessions: [], at: start)
+        _ = core.resume(at: start)
+        return core
+    }
+
+    @Test func theOwnerOfShardZeroPublishesBeaconStatesListingEveryonesUsersAndTheOthersNone() throws {
+        let (registry, aliceTag, bobTag) = try Self.splitTags(Self.registry)
+        func core(owning shards: [Int]) -> AggregatorCore { Self.core(owning: shards, registry: registry) }
         func beaconStates(_ actions: [AggregatorCore.Action]) -> [String] {
             actions.flatMap { action -> [String] in
                 guard case .record(.decided(let decided)) = action else { return [] }

@@ -52,11 +52,7 @@ public struct PresenceEvent: Equatable, Sendable {
     public func encoded() -> [UInt8] {
         var writer = JSONWriter()
         writer.object { w in
-            w.member("v", 1)
-            w.member("event", kind.rawValue)
-            w.member("id", id)
-            w.member("user", user)
-            w.member("device", device)
+            w.eventHead(kind, id: id, user: user, device: device)
             w.member("beacon", beacon)
             w.key("venue")
             if let venue { w.string(venue) } else { w.null() }
@@ -64,11 +60,27 @@ public struct PresenceEvent: Equatable, Sendable {
             w.member("rssi", number: rssi, decimals: 1)
             w.member("distance", number: distance)
             w.member("proximity", proximity?.rawValue)
-            w.member("entered", entered)
-            w.member("dwell", number: dwell)
-            w.member("reason", reason?.rawValue)
+            w.eventTail(entered: entered, dwell: dwell, reason: reason)
         }
         return writer.bytes
+    }
+}
+
+extension JSONWriter {
+    /// The members every event (a beacon's or a zone's) begins with.
+    mutating func eventHead(_ kind: PresenceEvent.Kind, id: String, user: String, device: String) {
+        member("v", 1)
+        member("event", kind.rawValue)
+        member("id", id)
+        member("user", user)
+        member("device", device)
+    }
+
+    /// The members an exit ends with.
+    mutating func eventTail(entered: Int64?, dwell: Double?, reason: PresenceEvent.ExitReason?) {
+        member("entered", entered)
+        member("dwell", number: dwell)
+        member("reason", reason?.rawValue)
     }
 }
 

@@ -47,19 +47,13 @@ public struct ZoneEvent: Equatable, Sendable {
     public func encoded() -> [UInt8] {
         var writer = JSONWriter()
         writer.object { w in
-            w.member("v", 1)
-            w.member("event", kind.rawValue)
-            w.member("id", id)
-            w.member("user", user)
-            w.member("device", device)
+            w.eventHead(kind, id: id, user: user, device: device)
             w.member("zone", zone)
             w.key("venue")
             if let venue { w.string(venue) } else { w.null() }
             w.member("beacon", beacon)
             w.member("at", at)
-            w.member("entered", entered)
-            w.member("dwell", number: dwell)
-            w.member("reason", reason?.rawValue)
+            w.eventTail(entered: entered, dwell: dwell, reason: reason)
         }
         return writer.bytes
     }

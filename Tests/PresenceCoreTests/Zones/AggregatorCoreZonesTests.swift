@@ -200,22 +200,8 @@ import Testing
     }
 
     @Test func theOwnerOfShardZeroPublishesZoneStatesListingEveryone() throws {
-        let candidates = (1 ... 200).map { "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:2:\($0)" }
-        let aliceTag = try #require(candidates.first { Shards.shards.shard(of: $0) == 0 })
-        let bobTag = try #require(candidates.first { Shards.shards.shard(of: $0) != 0 })
-        var registry = Self.registry
-        registry.devices = [aliceTag: .init(identity: aliceTag, user: "alice"), bobTag: .init(identity: bobTag, user: "bob")]
-        func core(owning shards: [Int]) -> AggregatorCore {
-            var configuration = AggregatorCore.Configuration()
-            configuration.catchUp = false
-            configuration.topics = Self.topics
-            configuration.sharing = true
-            configuration.page = true
-            var core = AggregatorCore(configuration: configuration, registry: registry, now: Self.start)
-            _ = core.own(ShardSet(shards), sessions: [], at: Self.start)
-            _ = core.resume(at: Self.start)
-            return core
-        }
+        let (registry, aliceTag, bobTag) = try Shards.splitTags(Self.registry)
+        func core(owning shards: [Int]) -> AggregatorCore { Shards.core(owning: shards, registry: registry) }
         func zoneStates(_ actions: [AggregatorCore.Action]) -> [String] {
             Published.messages(actions).filter { $0.topic == Self.topics.zoneState("hall") }.map { String(decoding: $0.payload, as: UTF8.self) }
         }
