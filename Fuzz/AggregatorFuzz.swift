@@ -19,9 +19,12 @@ enum AggregatorFuzz {
     static let tag = "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:1"
     static let beacon = "ibeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e:2:3"
     static let identities = [tag, beacon, "ibeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e:2:9", "mac:c4:7c:8d:6a:2b:01", "node:badge"]
+    /// Beacon a lies in zone hall; b, an iBeacon region, stands for a zone of its own inside it.
     static let registry = Registry(
         venues: [.init(key: "expo")],
-        beacons: [.init(key: "a", venue: "expo", x: 0, y: 0, radius: 3), .init(key: "b", venue: "expo", identity: "ibeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e:2", x: 7, y: 0)],
+        zones: [.init(key: "hall", venue: "expo")],
+        beacons: [.init(key: "a", venue: "expo", x: 0, y: 0, radius: 3, zone: "hall"),
+                  .init(key: "b", venue: "expo", identity: "ibeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e:2", x: 7, y: 0, zone: "hall")],
         nodes: [.init(key: "node-a", beacon: "a", x: 0, y: 0, rssiOffset: -3), .init(key: "node-b", beacon: "b")],
         users: [.init(key: "alice"), .init(key: "bob", incognitoUntil: start + 30_000)],
         devices: [.init(identity: tag, user: "alice", tx: -59), .init(identity: "node:badge", user: "bob")])
@@ -30,6 +33,8 @@ enum AggregatorFuzz {
         smaller.nodes["node-b"] = nil
         smaller.users["bob"] = nil
         smaller.devices["node:badge"] = nil
+        smaller.zones["hall"] = nil
+        smaller.beacons["a"]?.zone = nil
         return smaller
     }()
 

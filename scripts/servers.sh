@@ -130,6 +130,7 @@ topic $prefix/v1/nodes/+/stats out 1
 topic $prefix/v1/config in 1
 topic $prefix/v1/events/# in 1
 topic $prefix/v1/state/# in 1
+topic $prefix/v1/zones/# in 1
 topic $prefix/v1/notify/# in 1
 topic $prefix/v1/aggregator/# in 1
 topic $prefix/v1/health in 1

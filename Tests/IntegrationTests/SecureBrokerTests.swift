@@ -17,7 +17,8 @@ import Testing
         let plain = try PipelineHarness(label)
         try plain.ctlOK("migrate")
         try plain.ctlOK("venue", "add", "lab")
-        try plain.ctlOK("beacon", "add", "desk-1", "--venue", "lab")
+        try plain.ctlOK("zone", "add", "lab-floor", "--venue", "lab")
+        try plain.ctlOK("beacon", "add", "desk-1", "--venue", "lab", "--zone", "lab-floor")
         try plain.ctlOK("node", "add", "scan-1", "--venue", "lab", "--beacon", "desk-1")
         try plain.ctlOK("node", "add", "scan-2", "--venue", "lab")
         try plain.ctlOK("user", "add", "alice")
@@ -162,6 +163,11 @@ import Testing
             messages.contains { $0.topic == h.topics.event(beacon: "desk-1", user: "alice") && $0.text.contains(#""event":"enter""#) }
         }
         #expect(try h.rows("SELECT user_key, beacon_key FROM presence.sessions") == ["alice|desk-1"])
+        // The ACL lets the aggregator publish the zones' events and states and readers read them.
+        try await reader.wait(15, for: "alice's zone enter and the zone's state") { messages in
+            messages.contains { $0.topic == h.topics.zoneEvent(zone: "lab-floor", user: "alice") && $0.text.contains(#""event":"enter""#) }
+                && messages.contains { $0.topic == h.topics.zoneState("lab-floor") && $0.text.contains("alice") }
+        }
         // The ACL lets the aggregator publish the fleet's health and readers read it.
         try await reader.wait(15, for: "the fleet health") { $0.contains { $0.topic == h.topics.health && $0.text.contains("scan-1") } }
         let password = try String(contentsOfFile: broker.passwordFile(of: "presence-aggregator"), encoding: .utf8)
