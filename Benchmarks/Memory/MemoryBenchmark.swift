@@ -7,6 +7,8 @@ import PresenceCore
 /// from the queues around it: a registry of `--devices` users with one tag each at `--nodes` booths,
 /// then `--seconds` of batches in which every tag is heard by three nodes every second, driven
 /// through the same `AggregatorCore` the live aggregator runs, with the actions dropped as they come.
+/// With `--zones`, every ten booths lie in a zone `row-K` and every row in zone `hall`, so everyone
+/// present is in two zones.
 /// Resident memory is read before the registry, after it, after the core is made, and at the end
 /// (everyone present); each step is printed per device. Last, the free memory malloc keeps (blocks
 /// freed since the enter wave, which the resident figure counts) is given back with `malloc_trim`,
@@ -14,7 +16,7 @@ import PresenceCore
 enum MemoryBenchmark {
     static func main(_ arguments: [String]) {
         if arguments.contains("--help") {
-            print("presence-bench memory [--devices N] [--nodes N] [--seconds S] [--page]   (defaults 100000 devices, 50 nodes, 20 s)")
+            print("presence-bench memory [--devices N] [--nodes N] [--seconds S] [--page] [--zones]   (defaults 100000 devices, 50 nodes, 20 s)")
             return
         }
         let devices = benchArgument(arguments, "--devices").flatMap { Int($0) }.map { max(1, $0) } ?? 100_000
@@ -23,7 +25,7 @@ enum MemoryBenchmark {
         let start: Int64 = 1_763_774_400_000
 
         let base = residentBytes()
-        let registry = venue(devices: devices, nodes: nodes)
+        let registry = venue(devices: devices, nodes: nodes, zones: arguments.contains("--zones"))
         let withRegistry = residentBytes()
         var configuration = AggregatorCore.Configuration()
         configuration.catchUp = false
@@ -78,10 +80,11 @@ enum MemoryBenchmark {
 
     static func device(_ index: Int) -> String { "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:\(1 + index / 10_000):\(index % 10_000)" }
 
-    static func venue(devices: Int, nodes: Int) -> Registry {
+    static func venue(devices: Int, nodes: Int, zones: Bool) -> Registry {
         var registry = Registry(
             venues: [.init(key: "bench")],
-            beacons: (0 ..< nodes).map { Registry.Beacon(key: "booth-\($0)", venue: "bench", x: Double($0 * 5), y: 0) },
+            zones: zones ? [.init(key: "hall", venue: "bench")] + (0 ..< (nodes + 9) / 10).map { .init(key: "row-\($0)", venue: "bench", parent: "hall") } : [],
+            beacons: (0 ..< nodes).map { Registry.Beacon(key: "booth-\($0)", venue: "bench", x: Double($0 * 5), y: 0, zone: zones ? "row-\($0 / 10)" : nil) },
             nodes: (0 ..< nodes).map { Registry.Node(key: "node-\($0)", venue: "bench", beacon: "booth-\($0)", x: Double($0 * 5), y: 0) })
         registry.users.reserveCapacity(devices)
         registry.devices.reserveCapacity(devices)

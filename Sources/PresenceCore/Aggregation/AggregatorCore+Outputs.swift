@@ -88,13 +88,22 @@ extension AggregatorCore {
             + zoneStateMessages(zones.map.zones.keys.sorted())
     }
 
-    /// Who is in `zone`: this core's users, and (sharing) the others' at the zone's beacons.
+    /// Who is in `zone`: everyone at one of its beacons, as the board has this core's users and
+    /// (sharing) the others' say theirs.
     func zoneState(of zone: String) -> ZoneState {
-        let mine = self.zones.users(in: zone)
-        guard !ownsEveryShard else { return ZoneState(zone: zone, users: mine) }
-        var users = Set(mine)
-        for beacon in self.zones.map.beacons[zone] ?? [] { users.formUnion(others.users(at: beacon)) }
-        return ZoneState(zone: zone, users: users.sorted())
+        let others = ownsEveryShard ? nil : self.others
+        var users: [String] = []
+        for beacon in zones.map.beacons[zone] ?? [] {
+            users += board.state(of: beacon).users
+            users += others?.users(at: beacon) ?? []
+        }
+        return ZoneState(zone: zone, users: others == nil ? users.sorted() : Set(users).sorted())
+    }
+
+    /// How many are in `zone`: `zoneState(of:)`'s count, without listing them when alone.
+    func zoneCount(_ zone: String) -> Int {
+        guard ownsEveryShard else { return zoneState(of: zone).users.count }
+        return (zones.map.beacons[zone] ?? []).reduce(0) { $0 + board.count(at: $1) }
     }
 
     /// The venue's configuration for nodes (the shard count), retained on `{p}/v1/config`.

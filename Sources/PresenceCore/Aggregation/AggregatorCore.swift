@@ -405,7 +405,7 @@ public struct AggregatorCore: Sendable {
                 statistics.present[beacon] = board.count(at: beacon) + (others?.users(at: beacon).count ?? 0)
             }
             for zone in zones.map.zones.keys {
-                statistics.zonePresent[zone] = others == nil ? zones.count(in: zone) : zoneState(of: zone).users.count
+                statistics.zonePresent[zone] = zoneCount(zone)
             }
         }
         statistics.ownedShards = pipeline.owned?.count

@@ -12,19 +12,30 @@ public struct ZonePresence: Sendable {
     }
 
     public private(set) var map: ZoneMap
-    /// Each user's open stays, outermost first.
-    private var stays: [String: [ZoneSession]] = [:]
-    /// The users in each zone.
-    private var occupants: [String: Set<String>] = [:]
-    /// The beacon each user in a zone is at.
-    private var beacons: [String: String] = [:]
+    /// Each user in a zone: where they are, and their stays, outermost first. One entry per user
+    /// (about a hundred bytes and the stays'), so that a venue of 100,000 people in zones costs
+    /// little; who is in a zone is read from the board (`AggregatorCore.zoneState(of:)`).
+    private var occupants: [String: Occupant] = [:]
+
+    private struct Occupant {
+        /// The beacon the user is at, and the device and venue of the beacon event that put them there.
+        var beacon: String
+        var device: String
+        var venue: String?
+        var stays: [Stay]
+    }
+
+    private struct Stay {
+        var zone: String
+        var entered: Int64
+    }
 
     public init(map: ZoneMap = ZoneMap()) {
         self.map = map
     }
 
     /// Whether nobody is in a zone and no beacon lies in one: beacon events then bring nothing about.
-    public var isIdle: Bool { stays.isEmpty && map.isEmpty }
+    public var isIdle: Bool { occupants.isEmpty && map.isEmpty }
 
     /// The zone events `events` bring about, one step per event (empty when idle). A `moved` exit
     /// followed by its user's enter ends only the zones the enter's beacon is not in, and the new
@@ -59,59 +70,51 @@ public struct ZonePresence: Sendable {
     public mutating func reconcile(_ presences: [String: Presence], users: Set<String>? = nil, at: Int64) -> [ZoneEvent] {
         guard !isIdle else { return [] }
         var events: [ZoneEvent] = []
-        for user in (users ?? Set(stays.keys).union(presences.keys)).sorted() {
+        for user in (users ?? Set(occupants.keys).union(presences.keys)).sorted() {
             let presence = presences[user]
             let chain = presence.map { map.zones(of: $0.beacon) } ?? []
+            let held = occupants[user]
             let place = presence.map { Place(device: $0.device, venue: $0.venue, beacon: $0.beacon) }
-                ?? Place(device: stays[user]?.last?.device ?? "", venue: nil, beacon: beacons[user] ?? stays[user]?.last?.zone ?? "")
+                ?? Place(device: held?.device ?? "", venue: held?.venue, beacon: held?.beacon ?? "")
             events += move(user, to: chain, place: place, at: max(at, presence?.entered ?? at), reason: .removed)
         }
         return events
     }
 
-    /// Resumes open stays (a restart, a shard taken over), each user's ordered as their beacon's
-    /// zones are; `reconcile` then ends what no longer holds.
+    /// Resumes open stays (a restart, a shard taken over) of users at `beacons` (by user), each
+    /// user's ordered as their beacon's zones are; `reconcile` then ends what no longer holds.
     public mutating func resume(_ sessions: [ZoneSession], beacons: [String: String]) {
-        for (user, sessions) in Dictionary(grouping: sessions, by: \.user) {
-            if let beacon = beacons[user] { self.beacons[user] = beacon }
+        for (user, sessions) in Dictionary(grouping: sessions, by: \.user) where occupants[user] == nil {
             let chain = beacons[user].map { map.zones(of: $0) } ?? []
             let ordered = sessions.sorted { lhs, rhs in
                 let left = chain.firstIndex(of: lhs.zone) ?? -1, right = chain.firstIndex(of: rhs.zone) ?? -1
                 return (left, lhs.entered, lhs.zone) < (right, rhs.entered, rhs.zone)
             }
-            for session in ordered where !(stays[user]?.contains { $0.zone == session.zone } ?? false) {
-                stays[user, default: []].append(session)
-                occupants[session.zone, default: []].insert(user)
+            var stays: [Stay] = []
+            for session in ordered where !stays.contains(where: { $0.zone == session.zone }) {
+                stays.append(Stay(zone: session.zone, entered: session.entered))
             }
+            let last = ordered.last
+            occupants[user] = Occupant(beacon: beacons[user] ?? last?.zone ?? "", device: last?.device ?? "", venue: last?.venue, stays: stays)
         }
     }
 
     /// Forgets `users` without an event (forgotten, or another aggregator's now).
     public mutating func drop(users: Set<String>) {
-        for user in users {
-            for stay in stays.removeValue(forKey: user) ?? [] { leave(stay.zone, user) }
-            beacons[user] = nil
-        }
+        for user in users { occupants[user] = nil }
     }
 
     /// `user`'s open stays, outermost first.
     public func stays(of user: String) -> [ZoneSession] {
-        stays[user] ?? []
+        guard let occupant = occupants[user] else { return [] }
+        return occupant.stays.map { stay in
+            ZoneSession(user: user, zone: stay.zone, device: occupant.device, venue: map.zones[stay.zone]?.venue ?? occupant.venue, entered: stay.entered)
+        }
     }
 
     /// Every open stay, by user, each user's outermost first.
     public var openSessions: [ZoneSession] {
-        stays.keys.sorted().flatMap { stays[$0] ?? [] }
-    }
-
-    /// Who is in `zone` now, sorted.
-    public func users(in zone: String) -> [String] {
-        occupants[zone]?.sorted() ?? []
-    }
-
-    /// How many are in `zone` now.
-    public func count(in zone: String) -> Int {
-        occupants[zone]?.count ?? 0
+        occupants.keys.sorted().flatMap { stays(of: $0) }
     }
 
     /// Where a user's zone events come from.
@@ -124,34 +127,31 @@ public struct ZonePresence: Sendable {
     /// Moves `user` into exactly the zones of `chain` (outermost first) at `at`: the stays that are
     /// not in it end innermost first with `reason`, then the new zones are entered outermost first.
     private mutating func move(_ user: String, to chain: [String], place: Place, at: Int64, reason: PresenceEvent.ExitReason) -> [ZoneEvent] {
-        beacons[user] = chain.isEmpty ? nil : place.beacon
-        let current = stays[user] ?? []
+        var occupant = occupants.removeValue(forKey: user) ?? Occupant(beacon: place.beacon, device: place.device, venue: place.venue, stays: [])
+        defer { if !occupant.stays.isEmpty { occupants[user] = occupant } }
+        let current = occupant.stays
+        let (device, venue) = (occupant.device, occupant.venue)
+        occupant.beacon = place.beacon
+        occupant.device = place.device
+        occupant.venue = place.venue
         guard current.count != chain.count || !zip(current, chain).allSatisfy({ $0.zone == $1 }) else { return [] }
         var events: [ZoneEvent] = []
-        var kept: [ZoneSession] = []
-        for stay in current where chain.contains(stay.zone) { kept.append(stay) }
         for stay in current.reversed() where !chain.contains(stay.zone) {
-            events.append(ZoneEvent(kind: .exit, user: user, device: stay.device, zone: stay.zone, venue: stay.venue, beacon: place.beacon,
-                                    at: max(at, stay.entered), entered: stay.entered, reason: reason))
-            leave(stay.zone, user)
+            events.append(ZoneEvent(kind: .exit, user: user, device: device, zone: stay.zone, venue: map.zones[stay.zone]?.venue ?? venue,
+                                    beacon: place.beacon, at: max(at, stay.entered), entered: stay.entered, reason: reason))
         }
-        var next: [ZoneSession] = []
+        var next: [Stay] = []
+        next.reserveCapacity(chain.count)
         for zone in chain {
-            if let stay = kept.first(where: { $0.zone == zone }) {
+            if let stay = current.first(where: { $0.zone == zone }) {
                 next.append(stay)
                 continue
             }
-            let venue = map.zones[zone]?.venue ?? place.venue
-            events.append(ZoneEvent(kind: .enter, user: user, device: place.device, zone: zone, venue: venue, beacon: place.beacon, at: at))
-            next.append(ZoneSession(user: user, zone: zone, device: place.device, venue: venue, entered: at))
-            occupants[zone, default: []].insert(user)
+            events.append(ZoneEvent(kind: .enter, user: user, device: place.device, zone: zone, venue: map.zones[zone]?.venue ?? place.venue,
+                                    beacon: place.beacon, at: at))
+            next.append(Stay(zone: zone, entered: at))
         }
-        stays[user] = next.isEmpty ? nil : next
+        occupant.stays = next
         return events
-    }
-
-    private mutating func leave(_ zone: String, _ user: String) {
-        occupants[zone]?.remove(user)
-        if occupants[zone]?.isEmpty == true { occupants[zone] = nil }
     }
 }

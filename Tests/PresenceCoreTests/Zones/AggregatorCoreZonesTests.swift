@@ -117,7 +117,7 @@ import Testing
     @Test func aForgottenUserLeavesTheirZonesWithoutAnEvent() {
         var core = Self.core()
         _ = core.resume(at: Self.start) + Self.walk(&core, until: Self.start + 10_000)
-        #expect(core.zones.users(in: "office") == ["alice"])
+        #expect(core.zones.stays(of: "alice").map(\.zone) == ["floor", "office"] && core.zoneState(of: "office").users == ["alice"])
         var forgotten = Self.registry
         forgotten.users["alice"] = nil
         forgotten.devices = [:]
@@ -221,7 +221,7 @@ import Testing
         published += zoneStates(leader.tick(at: Self.start + 12_000))
         #expect(otherPublished.isEmpty, "only the owner of shard 0 publishes zone states: \(otherPublished)")
         #expect(published.last == #"{"v":1,"zone":"hall","users":["alice","bob"],"count":2}"#, "\(published)")
-        #expect(other.zones.users(in: "hall") == ["bob"] && leader.zones.users(in: "hall") == ["alice"], "each decides its own users' zones")
+        #expect(other.zones.openSessions.map(\.user) == ["bob"] && leader.zones.openSessions.map(\.user) == ["alice"], "each decides its own users' zones")
         for core in [leader, other] {
             #expect(core.statistics(at: Self.start + 12_000).zonePresent["hall"] == 2)
         }
