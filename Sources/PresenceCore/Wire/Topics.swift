@@ -51,7 +51,6 @@ public struct Topics: Sendable, Equatable {
     public func beaconState(_ beacon: String) -> String { "\(prefix)/v1/state/beacons/\(beacon)" }
     /// A user's enter or exit of a zone (`ZoneEvent`).
     public func zoneEvent(zone: String, user: String) -> String { "\(prefix)/v1/zones/events/\(zone)/\(user)" }
-    public var allZoneEvents: String { "\(prefix)/v1/zones/events/+/+" }
     /// Who is in a zone (`ZoneState`), retained.
     public func zoneState(_ zone: String) -> String { "\(prefix)/v1/zones/state/\(zone)" }
     public var allZoneStates: String { "\(prefix)/v1/zones/state/+" }
