@@ -42,7 +42,7 @@ import Testing
         return arrivals
     }
 
-    static func core(sharing: Bool, now: Int64) -> AggregatorCore {
+    static func core(sharing: Bool, now: Int64, registry: Registry = registry) -> AggregatorCore {
         var configuration = AggregatorCore.Configuration()
         configuration.catchUp = false
         configuration.topics = topics

@@ -147,14 +147,7 @@ import Testing
     }
 
     static func core(sharing: Bool, now: Int64) -> AggregatorCore {
-        var configuration = AggregatorCore.Configuration()
-        configuration.catchUp = false
-        configuration.topics = topics
-        configuration.sharing = sharing
-        configuration.page = true
-        var core = AggregatorCore(configuration: configuration, registry: registry, now: now)
-        _ = core.resume(at: now)
-        return core
+        Shards.core(sharing: sharing, now: now, registry: registry)
     }
 
     static func zoneEvents(_ actions: [AggregatorCore.Action]) -> [ZoneEvent] {
