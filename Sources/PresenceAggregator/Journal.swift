@@ -314,10 +314,12 @@ final class Journal: Service, @unchecked Sendable {
             case .save(let save):
                 do {
                     try JournalFiles.saveCursors(save.cursors, in: folder)
+                    // The ledger lets go of the segments before their files go, so that no read
+                    // is ever sent to a file that is no longer there.
+                    locked { ledger?.saved(save, at: elapsed()) }
                     for start in save.deleting {
                         do { try JournalFiles.remove(path(of: start)) } catch { logger.warning("cannot delete a journal segment", metadata: ["error": "\(error)"]) }
                     }
-                    locked { ledger?.saved(save, at: elapsed()) }
                 } catch {
                     logger.warning("cannot save the journal's cursors", metadata: ["error": "\(error)"])
                     locked { ledger?.saveFailed(at: elapsed()) }

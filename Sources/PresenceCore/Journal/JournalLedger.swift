@@ -330,7 +330,7 @@ public struct JournalLedger: Sendable {
         return Answer(waiter: waiter, entries: entries)
     }
 
-    /// The cursors were saved and the segments deleted.
+    /// The cursors were saved: the passed segments are let go (their files are deleted next).
     public mutating func saved(_ save: CursorSave, at now: Int64) {
         savedCursors = save.cursors
         savedAt = now
