@@ -6,6 +6,7 @@ enum EngineSettings {
     static let keys = [
         "absence-timeout", "stale-after", "decide", "switch-margin", "switch-dwell", "switch-evidence", "enter-dwell", "enter-sightings",
         "path-loss-exponent", "smoothing", "smoothing-time", "process-noise", "measurement-noise", "outlier-clamp", "node-down-hold", "lateness", "tick", "choose",
+        "lag", "stay-probability", "settle-probability", "step-weight", "away-distance", "dead-zone", "hold-margin",
     ]
 
     /// The default pipeline configuration with `overrides` applied, checked by the engine's own rules.
@@ -24,6 +25,13 @@ enum EngineSettings {
                     throw ValueError("\(what) '\(value)' is not valid: expected \(EngineConfiguration.Decision.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 configuration.engine.decision = decision
+            case "lag": configuration.engine.lag = try DurationText.milliseconds(value, what: what)
+            case "stay-probability": configuration.engine.stayProbability = try number(value, what: what)
+            case "settle-probability": configuration.engine.settleProbability = try number(value, what: what)
+            case "step-weight": configuration.engine.stepWeight = try number(value, what: what)
+            case "away-distance": configuration.engine.awayDistance = try number(value, what: what)
+            case "dead-zone": configuration.engine.deadZone = try number(value, what: what)
+            case "hold-margin": configuration.engine.holdMargin = try number(value, what: what)
             case "enter-dwell": configuration.engine.enterDwell = try DurationText.milliseconds(value, what: what)
             case "enter-sightings":
                 guard let count = Int(value) else { throw ValueError("\(what) '\(value)' is not valid: expected a whole number") }
@@ -61,9 +69,13 @@ enum EngineSettings {
     static func describe(_ configuration: PresencePipeline.Configuration) -> String {
         let engine = configuration.engine
         let f = DurationText.format
-        let decision = engine.decision == .dwell
-            ? "decide dwell (switch-margin \(engine.switchMargin) dB, switch-dwell \(f(engine.switchDwell)))"
-            : "decide evidence (switch-margin \(engine.switchMargin) dB, switch-evidence \(engine.switchEvidence) dB·s)"
+        let decision = switch engine.decision {
+        case .dwell: "decide dwell (switch-margin \(engine.switchMargin) dB, switch-dwell \(f(engine.switchDwell)))"
+        case .evidence: "decide evidence (switch-margin \(engine.switchMargin) dB, switch-evidence \(engine.switchEvidence) dB·s)"
+        case .hmm:
+            "decide hmm (lag \(f(engine.lag)), stay-probability \(engine.stayProbability)/s, settle-probability \(engine.settleProbability), "
+                + "step-weight \(engine.stepWeight)/dB, away-distance \(engine.awayDistance) m, dead-zone \(engine.deadZone) dB, hold-margin \(engine.holdMargin) dB)"
+        }
         return "choose \(engine.choice.rawValue), \(decision), absence-timeout \(f(engine.absenceTimeout)), stale-after \(f(engine.staleAfter)), "
             + "enter-dwell \(f(engine.enterDwell)), enter-sightings \(engine.enterSightings), "
             + "path-loss-exponent \(engine.pathLossExponent), smoothing \(engine.smoothing.method.rawValue) (time \(f(engine.smoothing.timeConstant)), "

@@ -10,8 +10,29 @@ public struct EngineOptions: ParsableArguments {
     @Option(help: "Observations older than this no longer qualify a beacon.")
     public var staleAfter = "10s"
 
-    @Option(help: "How a move is decided: dwell (nearer by the margin for the switch dwell) or evidence (the lead beyond the margin, summed over time, reaches the switch evidence).")
-    public var decide = "dwell"
+    @Option(help: "How enters and moves are decided: dwell (nearer by the margin for the switch dwell), evidence (the lead beyond the margin, summed over time, reaches the switch evidence) or hmm (a hidden-Markov model over the places heard, smoothed over --lag, a place winning at --settle-probability).")
+    public var decide = "hmm"
+
+    @Option(help: "How far back later readings may correct a step (--decide hmm): a clear move is made as soon as the last 2 s settle it, a doubtful one waits up to this.")
+    public var lag = "4s"
+
+    @Option(help: "The probability, per second, that a user stays where they are (--decide hmm): nearer to 1, moves need more evidence.")
+    public var stayProbability = 0.97
+
+    @Option(help: "The smoothed probability a place must reach to win an enter or a move (--decide hmm).")
+    public var settleProbability = 0.75
+
+    @Option(help: "How much a half-second reading counts per dB that a place is further than the nearest (--decide hmm).")
+    public var stepWeight = 0.25
+
+    @Option(help: "Places within this many dB of the nearest count as level with it (--decide hmm).")
+    public var deadZone = 3.0
+
+    @Option(help: "The user's own place counts as level with the nearest within this many dB more (--decide hmm): raise it where bodies often block the tag for seconds.")
+    public var holdMargin = 0.0
+
+    @Option(help: "Beyond this distance (m, by the path-loss model) from every place, the user leans to being near none (--decide hmm).")
+    public var awayDistance = 30.0
 
     @Option(help: "How much nearer (dB) another beacon must be to win a move.")
     public var switchMargin = 4.0
@@ -28,7 +49,7 @@ public struct EngineOptions: ParsableArguments {
     @Option(help: "What such a move needs on top of the dwell.")
     public var jumpDwell = "3s"
 
-    @Option(help: "How long a beacon must stay the nearest before an enter.")
+    @Option(help: "How long a beacon must stay the nearest before an enter (--decide hmm: 0s enters as soon as a half-second step names a place; otherwise the place must settle).")
     public var enterDwell = "1s"
 
     @Option(help: "How many sightings of that beacon an enter needs.")
@@ -72,10 +93,17 @@ public struct EngineOptions: ParsableArguments {
         engine.switchMargin = switchMargin
         engine.switchDwell = try DurationText.milliseconds(switchDwell, what: "--switch-dwell")
         guard let decision = EngineConfiguration.Decision(rawValue: decide) else {
-            throw ValueError("--decide '\(decide)' is not valid: expected \(EngineConfiguration.Decision.allCases.map(\.rawValue).joined(separator: " or "))")
+            throw ValueError("--decide '\(decide)' is not valid: expected \(EngineConfiguration.Decision.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         engine.decision = decision
         engine.switchEvidence = switchEvidence
+        engine.lag = try DurationText.milliseconds(lag, what: "--lag")
+        engine.stayProbability = stayProbability
+        engine.settleProbability = settleProbability
+        engine.stepWeight = stepWeight
+        engine.deadZone = deadZone
+        engine.holdMargin = holdMargin
+        engine.awayDistance = awayDistance
         engine.jumpMargin = jumpMargin
         engine.jumpDwell = try DurationText.milliseconds(jumpDwell, what: "--jump-dwell")
         engine.enterDwell = try DurationText.milliseconds(enterDwell, what: "--enter-dwell")

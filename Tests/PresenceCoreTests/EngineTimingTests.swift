@@ -3,7 +3,8 @@ import Testing
 
 /// Each margin and duration of the engine changes its decisions as the README's "Presence
 /// semantics" table says; the defaults are covered by `PresenceEngineTests`, here each flag takes
-/// another value. Readings are unsmoothed (an exponential smoother with no time constant) where
+/// another value (the margins, dwells and sightings under the `dwell` decision that the flags
+/// were made for; the `hmm` decision's own are in `HMMDecisionTests`). Readings are unsmoothed (an exponential smoother with no time constant) where
 /// the figures matter, so that a reading's value is the smoothed value.
 @Suite struct EngineTimingTests {
     static func unsmoothed(_ configuration: inout EngineConfiguration) {
@@ -15,6 +16,7 @@ import Testing
     @Test(arguments: [(4.0, true), (7.0, false)])
     func theSwitchMarginIsHowMuchNearerAnotherBeaconMustBe(_ margin: Double, _ moves: Bool) {
         var d = Drive {
+            $0.decision = .dwell
             Self.unsmoothed(&$0)
             $0.switchMargin = margin
         }
@@ -32,6 +34,7 @@ import Testing
     @Test(arguments: [(Int64(1_000), true), (3_000, false)])
     func theSwitchDwellIsHowLongAnotherBeaconMustStayNearer(_ dwell: Int64, _ moves: Bool) {
         var d = Drive {
+            $0.decision = .dwell
             Self.unsmoothed(&$0)
             $0.switchDwell = dwell
         }
@@ -76,6 +79,7 @@ import Testing
     @Test(arguments: [(Int64(1_000), "a"), (3_000, "b")])
     func theEnterDwellIsHowLongABeaconMustStayNearestBeforeTheEnter(_ dwell: Int64, _ entered: String) {
         var d = Drive {
+            $0.decision = .dwell
             Self.unsmoothed(&$0)
             $0.enterDwell = dwell
         }
@@ -91,8 +95,14 @@ import Testing
     /// A tag heard once a second at a.
     @Test(arguments: [2, 5])
     func theEnterSightingsAreHowOftenTheBeaconMustBeHeard(_ sightings: Int) {
-        var short = Drive { $0.enterSightings = sightings }
-        var enough = Drive { $0.enterSightings = sightings }
+        var short = Drive {
+            $0.decision = .dwell
+            $0.enterSightings = sightings
+        }
+        var enough = Drive {
+            $0.decision = .dwell
+            $0.enterSightings = sightings
+        }
         for index in 0 ..< sightings {
             if index < sightings - 1 { short.hear("a", rssi: -60, at: Int64(index) * 1_000) }
             enough.hear("a", rssi: -60, at: Int64(index) * 1_000)
@@ -107,7 +117,10 @@ import Testing
     /// reading still counts: the move is dated to b's first sighting after a's went stale.
     @Test(arguments: [Int64(4_000), 8_000])
     func theStaleAfterIsHowLongAReadingKeepsItsBeacon(_ staleAfter: Int64) {
-        var d = Drive { $0.staleAfter = staleAfter }
+        var d = Drive {
+            $0.decision = .dwell
+            $0.staleAfter = staleAfter
+        }
         for t in stride(from: Int64(0), through: 5_000, by: 1_000) {
             d.hear("a", rssi: -60, at: t)
         }

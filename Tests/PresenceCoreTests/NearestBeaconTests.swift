@@ -6,7 +6,8 @@ import Testing
 @Suite struct NearestBeaconTests {
     /// Alice stands at a: node-a hears her at -60 dBm, node-b at -66 dBm, every 250 ms. From 10 s a
     /// deep fade (a body between tag and node) drops a's readings to -90 dBm for 1 s, four readings.
-    /// With no switch dwell the smoother alone decides whether b looks the 4 dB margin nearer.
+    /// Under the `dwell` decision with no switch dwell, the smoother alone decides whether b looks
+    /// the 4 dB margin nearer.
     @Test(arguments: [
         // Each reading pulls by at most 15 dB × (1 − e^(−¼)) = 3.3 dB: four take a to about -73 dBm,
         // b looks 7 dB nearer.
@@ -20,6 +21,7 @@ import Testing
     ])
     func aOneSecondFadeMovesOnlyAFastExponentialSmoother(_ method: SmoothingMethod, _ time: Int64, _ moves: Bool) {
         var d = Drive {
+            $0.decision = .dwell
             $0.smoothing.method = method
             $0.smoothing.timeConstant = time
             $0.switchDwell = 0

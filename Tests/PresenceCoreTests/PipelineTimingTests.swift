@@ -52,28 +52,37 @@ import Testing
     }
 
     @Test(arguments: [Int64(1_000), 2_500])
-    func aClearEnterComesOutWithinTheEnterDwellAndTheLatenessOfItsStart(_ lateness: Int64) throws {
+    func aClearEnterComesOutWithinItsDecisionAndTheLatenessOfItsStart(_ lateness: Int64) throws {
         let (configuration, emitted) = Self.walk(lateness: lateness)
         let enter = try #require(emitted.first)
         #expect(enter.event.kind == .enter && enter.event.beacon == "a")
         #expect((Self.first ... Self.first + configuration.tickInterval).contains(enter.event.at), "dated to her first sighting")
         #expect(enter.event.at < enter.clock, "back-dated")
-        let bound = enter.event.at + configuration.engine.enterDwell + lateness + configuration.tickInterval
+        let bound = enter.event.at + Self.decisionDelay(configuration.engine, dwell: configuration.engine.enterDwell) + lateness
+            + configuration.tickInterval
         #expect(enter.clock <= bound, "came out \(enter.clock - enter.event.at) ms after its at")
     }
 
     @Test(arguments: [Int64(1_000), 2_500])
-    func aClearMoveComesOutWithinTheSwitchDwellAndTheLatenessOfItsStart(_ lateness: Int64) throws {
+    func aClearMoveComesOutWithinItsDecisionAndTheLatenessOfItsStart(_ lateness: Int64) throws {
         let (configuration, emitted) = Self.walk(lateness: lateness)
         let move = emitted.filter { $0.event.reason == .moved || ($0.event.kind == .enter && $0.event.beacon == "b") }
         try #require(move.count == 2)
         let (exit, enter) = (move[0], move[1])
         #expect(exit.event.beacon == "a" && enter.event.beacon == "b")
         #expect(exit.clock == enter.clock && exit.event.at == enter.event.at, "a move's exit and enter come out together, with one at")
-        #expect((Self.switchAt ... Self.switchAt + configuration.tickInterval).contains(enter.event.at), "dated to the swap")
+        let grain = configuration.engine.decision == .hmm ? PlaceBelief.step : configuration.tickInterval
+        #expect((Self.switchAt - grain ... Self.switchAt + grain).contains(enter.event.at), "dated to the swap")
         #expect(enter.event.at < enter.clock, "back-dated")
-        let bound = Self.switchAt + configuration.engine.switchDwell + lateness + configuration.tickInterval
+        let bound = Self.switchAt + Self.decisionDelay(configuration.engine, dwell: configuration.engine.switchDwell) + lateness
+            + configuration.tickInterval
         #expect(enter.clock <= bound, "came out \(enter.clock - Self.switchAt) ms after the swap")
+    }
+
+    /// How long after its start a clear case is decided: the dwell under the `dwell` decision;
+    /// under `hmm`, the clear span, the step it ends in and the step that closes it.
+    static func decisionDelay(_ engine: EngineConfiguration, dwell: Int64) -> Int64 {
+        engine.decision == .hmm ? PresenceEngine.clearSpan + 2 * PlaceBelief.step : dwell
     }
 
     @Test(arguments: [Int64(1_000), 2_500])

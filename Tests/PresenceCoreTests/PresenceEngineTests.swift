@@ -38,8 +38,11 @@ import Testing
         #expect(d.engine.presence(of: "bob")?.beacon == "b" && d.engine.presence(of: "alice")?.beacon == "a")
     }
 
+    /// Under the `dwell` decision, whose move dating (when the beacon became the nearer) can
+    /// follow the new beacon's last sighting.
     @Test func anExitIsNeverDatedBeforeItsEnter() {
         var d = Drive {
+            $0.decision = .dwell
             $0.smoothing.method = .exponential
             $0.smoothing.timeConstant = 0
         }
@@ -86,7 +89,8 @@ import Testing
             d.hear("a", rssi: -75, at: t)
             d.hear("b", rssi: -62, at: t + 10)
         }
-        #expect(d.summary.first == "enter b @10")
+        #expect(d.events.first?.kind == .enter && d.events.first?.beacon == "b")
+        #expect(d.events.first.map { $0.at >= 0 && $0.at <= 10 } == true, "dated to when b was first heard (to the half-second step)")
     }
 
     @Test func aClearMoveIsReportedWithinSixSecondsAsExitThenEnterAtOneInstant() {
@@ -206,12 +210,23 @@ import Testing
     }
 
     @Test func aMoveWinsAgainstABeaconThatStoppedQualifying() {
-        var d = Drive()
-        for t in stride(from: Int64(0), through: 5_000, by: 1_000) { d.hear("a", rssi: -60, at: t) }
-        for t in stride(from: Int64(6_000), through: 30_000, by: 1_000) { d.hear("b", rssi: -70, at: t) }
+        var d = Drive { $0.decision = .dwell }
+        var h = Drive()
+        for t in stride(from: Int64(0), through: 5_000, by: 1_000) {
+            d.hear("a", rssi: -60, at: t)
+            h.hear("a", rssi: -60, at: t)
+        }
+        for t in stride(from: Int64(6_000), through: 30_000, by: 1_000) {
+            d.hear("b", rssi: -70, at: t)
+            h.hear("b", rssi: -70, at: t)
+        }
         // a's last sighting (5 s) stops qualifying after 10 s; b then wins after the 3 s dwell,
         // dated to when it became the nearer one.
         #expect(d.summary == ["enter a @0", "exit a moved @16000", "enter b @16000"])
+        // The hmm decision hears b alone from 6 s on: b is where the evidence points once a is
+        // no longer heard, sooner than the stale reading of a runs out.
+        #expect(h.summary.count == 3 && h.summary.first == "enter a @0" && h.events.last?.beacon == "b")
+        #expect(h.events.last.map { $0.at >= 6_000 && $0.at <= 16_000 } == true)
     }
 
     @Test func lateObservationsAreCountedAndAppliedAtTheEnginesTime() {
@@ -219,6 +234,7 @@ import Testing
         d.tick(to: 50_000)
         d.hear("a", rssi: -60, at: 40_000)
         d.hear("a", rssi: -60, at: 51_000)
+        d.tick(to: 54_000)
         #expect(d.engine.statistics.late == 1)
         #expect(d.summary == ["enter a @50000"])
     }

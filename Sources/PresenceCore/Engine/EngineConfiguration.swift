@@ -31,12 +31,39 @@ public struct EngineConfiguration: Sendable, Equatable {
         /// evidence: a clear lead moves soon, a slight one late, and a moment's doubt does not
         /// start the count again (a one-sided CUSUM test per challenger).
         case evidence
+        /// A hidden-Markov model over "away" and the places the user is heard near, smoothed over
+        /// the last `lag` and decided once a place's probability reaches `settleProbability`
+        /// (`PlaceBelief`): an enter or move is dated by the smoothed path.
+        case hmm
     }
 
-    public var decision = Decision.dwell
+    public var decision = Decision.hmm
     /// The lead beyond the margin, summed over time, that wins a move, dB·s (`--switch-evidence`;
     /// the `evidence` decision only).
     public var switchEvidence: Double = 12
+    /// How far back the `hmm` decision lets later evidence correct a step, ms (`--lag`): a move
+    /// as clear as the settle probability needs is made as soon as the last 2 s settle it;
+    /// one in doubt waits up to the lag.
+    public var lag: Int64 = 4_000
+    /// The `hmm` decision's probability, per second, that a user stays where they are
+    /// (`--stay-probability`): the nearer to 1, the more evidence a move needs.
+    public var stayProbability: Double = 0.97
+    /// The smoothed probability a place must reach to win an enter or a move
+    /// (`--settle-probability`).
+    public var settleProbability: Double = 0.75
+    /// How much one step's reading counts in the `hmm` decision, per dB that a place is further
+    /// than the nearest (heavy-tailed: at most `evidenceCap` dB counts).
+    public var stepWeight: Double = 0.25
+    /// Places within this many dB of the nearest count as level with it in the `hmm` decision:
+    /// shadowing that lasts seconds makes small leads that are no evidence of a move.
+    public var deadZone: Double = 3
+    /// The user's own place counts as level with the nearest within this many dB more
+    /// (`--hold-margin`, the `hmm` decision): a few seconds of a body between tag and node are
+    /// no evidence that they left.
+    public var holdMargin: Double = 0
+    /// Beyond this distance (m, by the path-loss model) from the nearest place, the `hmm`
+    /// decision leans to "away": near no place.
+    public var awayDistance: Double = 30
     /// The most one second adds to a challenger's evidence, dB: a current beacon no longer heard
     /// counts as this far behind.
     public var evidenceCap: Double = 20
@@ -80,6 +107,17 @@ public struct EngineConfiguration: Sendable, Equatable {
         guard jumpMargin >= 0, jumpMargin.isFinite else { throw ValueError("jump-margin \(jumpMargin) dB is not valid: expected 0 or more") }
         guard jumpDwell >= 0 else { throw ValueError("jump-dwell \(jumpDwell) ms is not valid: expected 0 or more") }
         guard switchDwell >= 0 else { throw ValueError("switch-dwell \(switchDwell) ms is not valid: expected 0 or more") }
+        guard lag >= 0, lag <= 30_000 else { throw ValueError("lag \(lag) ms is not valid: expected 0 to 30 s") }
+        guard stayProbability > 0, stayProbability < 1 else {
+            throw ValueError("stay-probability \(stayProbability) is not valid: expected a number between 0 and 1")
+        }
+        guard settleProbability >= 0.5, settleProbability < 1 else {
+            throw ValueError("settle-probability \(settleProbability) is not valid: expected a number from 0.5 to below 1")
+        }
+        guard stepWeight > 0, stepWeight <= 10 else { throw ValueError("step-weight \(stepWeight) is not valid: expected more than 0, at most 10") }
+        guard deadZone >= 0, deadZone.isFinite else { throw ValueError("dead-zone \(deadZone) dB is not valid: expected 0 or more") }
+        guard holdMargin >= 0, holdMargin.isFinite else { throw ValueError("hold-margin \(holdMargin) dB is not valid: expected 0 or more") }
+        guard awayDistance > 0, awayDistance.isFinite else { throw ValueError("away-distance \(awayDistance) m is not valid: expected more than 0") }
         guard enterDwell >= 0 else { throw ValueError("enter-dwell \(enterDwell) ms is not valid: expected 0 or more") }
         guard enterSightings >= 1 else { throw ValueError("enter-sightings \(enterSightings) is not valid: expected 1 or more") }
         guard pathLossExponent >= 1, pathLossExponent <= 6 else {

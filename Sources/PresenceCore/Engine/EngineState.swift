@@ -90,6 +90,11 @@ struct Link: Sendable {
     var smoother: RSSISmoother
     var tx: Double
     var txKnown: Bool
+    /// The path losses heard in the `hmm` decision's open step, summed, and how many.
+    var stepLoss: Float = 0
+    var stepReadings: Int32 = 0
+    /// When the open step's first reading was taken.
+    var stepFirst: Int64 = 0
 
     var beacon: String { observed.site.beacon }
     var radius: Double? { observed.site.radius }
@@ -162,6 +167,8 @@ struct UserTrack: Sendable {
     /// The challengers' evidence (the `evidence` decision), and when it was last added up.
     var evidence: [Evidence] = []
     var evidenceTime: Int64 = 0
+    /// Where the user is believed to be (the `hmm` decision).
+    var belief: PlaceBelief?
     var graceUntil: Int64?
     /// When the last session ended by timeout: a later enter is not dated before it.
     var lastExit: Int64?

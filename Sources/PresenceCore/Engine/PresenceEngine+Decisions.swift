@@ -14,6 +14,7 @@ extension PresenceEngine {
         let index = trackIndex(for: observation.link)
         var track = takeTrack(index)
         expireIfDue(&track, at: observation.time, events: &events)
+        closeSteps(&track, upTo: observation.time, events: &events)
         let settings = configuration.smoothing
         let linkIndex: Int
         if let existing = track.links.firstIndex(where: { $0.observed.isIdentical(to: observation.link) })
@@ -28,6 +29,11 @@ extension PresenceEngine {
                 observed: observation.link, smoother: RSSISmoother(rssi: observation.rssi, at: observation.time, settings: settings),
                 tx: observation.tx, txKnown: observation.txKnown))
             linkIndex = track.links.count - 1
+        }
+        if configuration.decision == .hmm {
+            if track.links[linkIndex].stepReadings == 0 { track.links[linkIndex].stepFirst = observation.time }
+            track.links[linkIndex].stepLoss += Float(observation.tx - observation.rssi)
+            track.links[linkIndex].stepReadings += 1
         }
         if qualifies(track.links[linkIndex]) {
             if track.presence?.beacon == observation.link.beacon, observation.time >= track.presence?.lastSeen ?? .max {
@@ -138,7 +144,11 @@ extension PresenceEngine {
     /// Enter fast, leave slow: an enter needs the nearest beacon to stay nearest for the enter
     /// dwell with enough sightings; a move needs the user's beacon to be beaten by the margin for
     /// the switch dwell, and goes to the nearest beacon that beats it, dated to when that one led.
-    func decide(_ track: inout UserTrack, at time: Int64, events: inout [PresenceEvent]) {
+    mutating func decide(_ track: inout UserTrack, at time: Int64, events: inout [PresenceEvent]) {
+        if configuration.decision == .hmm {
+            closeSteps(&track, upTo: time, events: &events)
+            return
+        }
         let scores = nearest(track, at: time)
         if scores.quick != track.quickLeader?.beacon {
             track.quickLeader = scores.quick.map { Lead(beacon: $0, since: time) }
@@ -240,6 +250,7 @@ extension PresenceEngine {
         let at = max(presence.lastSeen, presence.entered)
         events.append(exitEvent(presence, at: at, reason: .timeout))
         track.lastExit = at
+        track.belief?.forgetSightings()
         track.presence = nil
         track.candidate = nil
         track.evidence.removeAll()
@@ -257,6 +268,9 @@ extension PresenceEngine {
         var earliest = timeoutDeadline(of: track)
         if let candidate = track.candidate {
             earliest = min(earliest, TimeBounds.sum(candidate.dwellSince, candidate.dwell))
+        }
+        if let belief = track.belief, !track.links.isEmpty {
+            earliest = min(earliest, (belief.openStep + 1) * PlaceBelief.step)
         }
         for evidence in track.evidence where evidence.rate > 0 {
             let remaining = (evidence.threshold - evidence.amount) / evidence.rate * 1000

@@ -37,6 +37,10 @@ public struct PresenceEngine: Sendable {
     var nodes: [String: NodeHealth] = [:]
     /// How many nodes send heartbeats or are offline: only those can hold readings.
     var watchedNodes = 0
+    /// The `hmm` decision's smoothed window, kept to reuse its storage.
+    var smoothedWindow: [PlaceBelief.Vector] = []
+    /// The places one step of the `hmm` decision weighs, kept to reuse its storage.
+    var stepPlaces: [(beacon: String, loss: Double, readings: Int32, first: Int64)] = []
     /// Set when node health changed: every track is looked at on the next `advance`.
     var healthChanged = false
 

@@ -1,0 +1,155 @@
+/// One user's belief about where they are, for the `hmm` decision: a hidden-Markov model over
+/// "away" and the few places they are heard near, in steps of `PlaceBelief.step`. It keeps the
+/// filtered belief just before its window and the evidence of each step in the window, so that
+/// every step can be smoothed with all the evidence that came after it (a fixed-lag smoother).
+///
+/// Slot 0 is "away" (near no place); the other slots each hold a place while it is heard, and
+/// are given back when it is no longer. Storage is fixed when the belief is made: stepping
+/// allocates nothing.
+struct PlaceBelief: Sendable {
+    typealias Vector = SIMD8<Float>
+    /// The length of a step, ms.
+    static let step: Int64 = 500
+    /// Slots, "away" included: a user is rarely heard near more than seven places at once; when
+    /// they are, the least likely place gives up its slot.
+    static let slots = Vector.scalarCount
+
+    /// The place in each slot; "" for "away" (slot 0) and for a free slot.
+    private(set) var places: [String]
+    /// Sightings of each slot's place since it took the slot (an enter needs a few).
+    private(set) var sightings: SIMD8<Int32> = .zero
+    /// When each slot's place was first heard since it took the slot: nothing is dated before.
+    private(set) var firstHeard = SIMD8<Int64>(repeating: .min)
+    /// 1 for "away" and each slot that holds a place, 0 for a free slot.
+    private(set) var active: Vector = Vector(1, 0, 0, 0, 0, 0, 0, 0)
+    /// The filtered probabilities of the slots just before the window's first step.
+    private var origin = Vector(1, 0, 0, 0, 0, 0, 0, 0)
+    /// Each window step's evidence (likelihoods, one per slot), oldest first.
+    private var evidence: [Vector]
+    /// The steps the window holds at most: the lag, and the step being decided.
+    let window: Int
+    /// The open step, whose readings are still being gathered (time / `step`).
+    var openStep: Int64
+
+    /// A belief that the user is away, at the step holding `time`, keeping `lagSteps` steps of lag.
+    init(at time: Int64, lagSteps: Int) {
+        window = lagSteps + 1
+        places = Array(repeating: "", count: Self.slots)
+        evidence = []
+        evidence.reserveCapacity(window)
+        openStep = Self.stepIndex(of: time)
+    }
+
+    /// The step holding `time` (floored, so that times before 1970 land in the right step).
+    static func stepIndex(of time: Int64) -> Int64 {
+        time >= 0 ? time / step : -((-time + step - 1) / step)
+    }
+
+    /// The slot of `place`, if it has one.
+    func slot(of place: String) -> Int? {
+        for index in 1 ..< Self.slots where places[index] == place { return index }
+        return nil
+    }
+
+    /// The slot of `place`, given one if it has none: a free slot, or the one whose place is least
+    /// likely now (never `keep`'s). A new place starts with no probability and, for the window's
+    /// past steps, the evidence of a place heard far away (`farLikelihood`).
+    mutating func claimSlot(for place: String, keep: String?, farLikelihood: Float, stay: Float) -> Int {
+        if let existing = slot(of: place) { return existing }
+        var chosen = -1
+        for index in 1 ..< Self.slots where places[index].isEmpty {
+            chosen = index
+            break
+        }
+        if chosen < 0 {
+            let latest = filtered(stay: stay)
+            var lowest = Float.infinity
+            for index in 1 ..< Self.slots where places[index] != keep && latest[index] < lowest {
+                lowest = latest[index]
+                chosen = index
+            }
+        }
+        release(chosen)
+        places[chosen] = place
+        active[chosen] = 1
+        for step in evidence.indices { evidence[step][chosen] = farLikelihood }
+        return chosen
+    }
+
+    /// Gives a slot back: its probability goes to the others, in proportion.
+    mutating func release(_ slot: Int) {
+        guard slot > 0 else { return }
+        places[slot] = ""
+        sightings[slot] = 0
+        firstHeard[slot] = .min
+        active[slot] = 0
+        origin[slot] = 0
+        origin = Self.normalised(origin, active)
+        for step in evidence.indices { evidence[step][slot] = 0 }
+    }
+
+    /// Forgets the sightings (after an exit, an enter needs new ones).
+    mutating func forgetSightings() {
+        sightings = .zero
+    }
+
+    /// A reading of the slot's place taken at `time`.
+    mutating func heard(_ slot: Int, at time: Int64) {
+        if firstHeard[slot] == .min || time < firstHeard[slot] { firstHeard[slot] = time }
+    }
+
+    /// `count` more sightings of the slot's place.
+    mutating func countSightings(_ slot: Int, _ count: Int32) {
+        sightings[slot] = sightings[slot].addingReportingOverflow(count).overflow ? .max : sightings[slot] + count
+    }
+
+    /// Closes the open step with `likelihoods` (one per slot; free slots ignored): it joins the
+    /// window, whose oldest step leaves it into the filtered origin when the window is full.
+    mutating func close(_ likelihoods: Vector, stay: Float) {
+        if evidence.count == window {
+            origin = Self.normalised(Self.transition(origin, active, stay: stay) * evidence[0], active)
+            evidence.removeFirst()
+        }
+        evidence.append(likelihoods * active)
+        openStep += 1
+    }
+
+    /// The smoothed probabilities of the slots at every step of the window, oldest first, in
+    /// `into` (which holds `count` vectors).
+    func smooth(stay: Float, into: inout [Vector]) {
+        into.removeAll(keepingCapacity: true)
+        var forward = origin
+        for step in evidence.indices {
+            forward = Self.normalised(Self.transition(forward, active, stay: stay) * evidence[step], active)
+            into.append(forward)
+        }
+        var backward = active
+        for step in stride(from: evidence.count - 1, through: 0, by: -1) {
+            into[step] = Self.normalised(into[step] * backward, active)
+            backward = Self.normalised(Self.transition(backward * evidence[step], active, stay: stay), active)
+        }
+    }
+
+    /// The filtered probabilities after the window's last step.
+    func filtered(stay: Float) -> Vector {
+        var belief = origin
+        for step in evidence.indices { belief = Self.normalised(Self.transition(belief, active, stay: stay) * evidence[step], active) }
+        return belief
+    }
+
+    /// One step of the model: stay with probability `stay`, else go to any other active slot
+    /// alike. The matrix is symmetric, so the same step serves forward and backward.
+    private static func transition(_ belief: Vector, _ active: Vector, stay: Float) -> Vector {
+        let others = active.sum() - 1
+        guard others > 0 else { return belief }
+        let move = (1 - stay) / others
+        let total = (belief * active).sum()
+        return active * (stay * belief + move * (total - belief))
+    }
+
+    private static func normalised(_ belief: Vector, _ active: Vector) -> Vector {
+        let total = belief.sum()
+        guard total > 0, total.isFinite else { return active / active.sum() }
+        return belief / total
+    }
+}

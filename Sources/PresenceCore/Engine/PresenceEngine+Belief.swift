@@ -1,0 +1,220 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension PresenceEngine {
+    /// How long a clear case must stay all but certain before it is decided without waiting for
+    /// the lag, ms: longer than a moment's shadow (a body between tag and node), short enough
+    /// that a clear move is published within 4 s.
+    static let clearSpan: Int64 = 2_000
+
+    /// The `hmm` decision, step by step: closes every step of the user's belief that ends by
+    /// `time` with the readings heard in it, and after each, enters or moves the user where the
+    /// smoothed belief settles.
+    mutating func closeSteps(_ track: inout UserTrack, upTo time: Int64, events: inout [PresenceEvent]) {
+        guard configuration.decision == .hmm else { return }
+        guard var belief = track.belief else {
+            track.belief = PlaceBelief(at: time, lagSteps: Int(configuration.lag / PlaceBelief.step))
+            return
+        }
+        track.belief = nil
+        let target = PlaceBelief.stepIndex(of: time)
+        while belief.openStep < target {
+            let heard = closeStep(&track, &belief, events: &events)
+            // Steps with nothing heard only spread the belief: past a window of them, the rest
+            // change nothing worth the time.
+            if !heard, belief.openStep < target - Int64(belief.window) { belief.openStep = target - Int64(belief.window) }
+        }
+        track.belief = belief
+    }
+
+    /// Closes the belief's open step: what each place's readings said in it (a place not heard in
+    /// the step counts with its smoothed reading, when any place was heard), then the decision.
+    /// False when nothing at all was heard in the step.
+    private mutating func closeStep(_ track: inout UserTrack, _ belief: inout PlaceBelief, events: inout [PresenceEvent]) -> Bool {
+        let end = (belief.openStep + 1) * PlaceBelief.step
+        let here = track.presence?.beacon
+        let stay = Float(pow(configuration.stayProbability, Double(PlaceBelief.step) / 1000))
+        let cap = configuration.evidenceCap
+        let far = Float(exp(-configuration.stepWeight * cap))
+        // Each place's reading: the mean heard in the step, else the smoothed one (fresh, or
+        // held where the user is). The nearest few keep or take a slot (the user's place keeps
+        // its own); the others give theirs back.
+        let scores = beaconScores(track, here: here ?? "", at: end)
+        var places: [(beacon: String, loss: Double, readings: Int32, first: Int64)] = []
+        swap(&places, &stepPlaces)
+        defer {
+            places.removeAll(keepingCapacity: true)
+            swap(&places, &stepPlaces)
+        }
+        for score in scores { places.append((score.beacon, score.pathLoss, 0, .max)) }
+        var heard = false
+        for index in track.links.indices where track.links[index].stepReadings > 0 {
+            defer {
+                track.links[index].stepReadings = 0
+                track.links[index].stepLoss = 0
+            }
+            guard qualifies(track.links[index]) else { continue }
+            heard = true
+            let mean = Double(track.links[index].stepLoss) / Double(track.links[index].stepReadings)
+            guard let place = places.firstIndex(where: { $0.beacon == track.links[index].beacon }) else { continue }
+            // Choosing by position, a place's figure is its distance from the estimated position.
+            if configuration.choice == .signal { places[place].loss = places[place].readings > 0 ? min(places[place].loss, mean) : mean }
+            places[place].readings += track.links[index].stepReadings
+            places[place].first = min(places[place].first, track.links[index].stepFirst)
+        }
+        places.sort { $0.loss != $1.loss ? $0.loss < $1.loss : $0.beacon < $1.beacon }
+        let room = PlaceBelief.slots - 1
+        if places.count > room {
+            if let here, let kept = places.firstIndex(where: { $0.beacon == here }), kept >= room { places.swapAt(kept, room - 1) }
+            places.removeLast(places.count - room)
+        }
+        for slot in 1 ..< PlaceBelief.slots where !belief.places[slot].isEmpty && belief.places[slot] != here {
+            if !places.contains(where: { $0.beacon == belief.places[slot] }) { belief.release(slot) }
+        }
+        var loss = SIMD8<Double>(repeating: .infinity)
+        for place in places {
+            let slot = belief.claimSlot(for: place.beacon, keep: here, farLikelihood: far, stay: stay)
+            loss[slot] = place.loss
+            belief.countSightings(slot, place.readings)
+            if place.readings > 0 { belief.heard(slot, at: place.first) }
+        }
+        let hold = here.flatMap { belief.slot(of: $0) }
+        var levels = SIMD8<Double>(repeating: configuration.deadZone)
+        if let hold { levels[hold] += configuration.holdMargin }
+        if let here, !self.places.isEmpty { applyPolicies(&loss, &levels, belief, here: here, hold: hold) }
+        var likelihoods = PlaceBelief.Vector(repeating: 1)
+        if heard {
+            let nearest = loss.min()
+            let awayLoss = 10 * configuration.pathLossExponent * log10(configuration.awayDistance)
+            let weight = configuration.stepWeight
+            likelihoods[0] = Float(exp(-weight * min(cap, max(0, awayLoss - nearest))))
+            for slot in 1 ..< PlaceBelief.slots where belief.active[slot] > 0 {
+                let level = levels[slot]
+                let behind = loss[slot] == .infinity ? cap : min(cap, max(0, loss[slot] - nearest - level) + max(0, loss[slot] - awayLoss))
+                likelihoods[slot] = Float(exp(-weight * behind))
+            }
+        }
+        belief.close(likelihoods, stay: stay)
+        decide(&track, belief, stay: stay, scores: scores, at: end, events: &events)
+        return heard
+    }
+
+    /// The beacons' own margins and adjacency, as the `hmm` decision weighs them: a margin above
+    /// the configured one holds a user at their beacon by that much more, and makes another beacon
+    /// count as that much further; a beacon that is not next to the user's counts as the jump
+    /// margin further; margins are about moves, so they apply only while the user is at `here`.
+    /// (Beacons' own dwells belong to the `dwell` decision.)
+    private func applyPolicies(_ loss: inout SIMD8<Double>, _ levels: inout SIMD8<Double>, _ belief: PlaceBelief, here: String, hold: Int?) {
+        for slot in 1 ..< PlaceBelief.slots where !belief.places[slot].isEmpty {
+            let place = belief.places[slot]
+            let extra = max(0, (self.places.policies[place]?.switchMargin ?? configuration.switchMargin) - configuration.switchMargin)
+            if slot == hold {
+                levels[slot] += extra
+            } else if loss[slot] != .infinity {
+                loss[slot] += extra
+                if !self.places.areNeighbours(here, place) { loss[slot] += configuration.jumpMargin }
+            }
+        }
+    }
+
+    /// Enters or moves the user where the smoothed belief settles on a place: all but certainly
+    /// over the last `clearSpan` (a clear case), or with the settle probability at the step `lag`
+    /// back while it still leads now; dated to when it began to lead. A present user whose place
+    /// is all but certainly left over the whole lag, with no one place settled (two beacons as
+    /// near as each other), goes to the one leading now, dated to when their place stopped
+    /// leading. An enter looks back at most 2 s (it comes within 3 s of steady reception) and
+    /// needs the place more likely than "away"; someone all but certainly near some place over
+    /// those 2 s, with none settled, enters the one leading now. With no enter dwell
+    /// (`--enter-dwell 0s`), the place the newest step names enters at once.
+    private mutating func decide(_ track: inout UserTrack, _ belief: PlaceBelief, stay: Float, scores: [Score], at end: Int64,
+                                 events: inout [PresenceEvent]) {
+        var smoothed: [PlaceBelief.Vector] = []
+        swap(&smoothed, &smoothedWindow)
+        defer { swap(&smoothed, &smoothedWindow) }
+        belief.smooth(stay: stay, into: &smoothed)
+        let last = smoothed.count - 1
+        guard last >= 0 else { return }
+        let settle = Float(configuration.settleProbability)
+        let certain = 1 - (1 - settle) / 5
+        let clearFrom = last + 1 - Int(Self.clearSpan / PlaceBelief.step)
+        let firstStep = belief.openStep - Int64(smoothed.count)
+        func start(of step: Int) -> Int64 { (firstStep + Int64(step)) * PlaceBelief.step }
+        /// The place `probability` settles on, counting only steps from `since` on (`lagged` < 0:
+        /// no step that far back yet), with the step it is decided at.
+        func settled(since: Int64, lagged: Int, leader: (Int) -> Int, _ probability: (Int, Int) -> Float) -> (slot: Int, step: Int)? {
+            let newest = leader(last)
+            if clearFrom >= 0, start(of: clearFrom) >= since, (clearFrom ... last).allSatisfy({ leader($0) == newest && probability($0, newest) >= certain }) {
+                return (newest, last)
+            }
+            guard lagged >= 0, start(of: lagged) >= since, leader(lagged) == newest, probability(lagged, newest) >= settle else { return nil }
+            return (newest, lagged)
+        }
+
+        if let presence = track.presence {
+            let current = belief.slot(of: presence.beacon)
+            func share(_ step: Int, _ slot: Int) -> Float { smoothed[step][slot] / max(1e-6, 1 - smoothed[step][0]) }
+            let lagged = last + 1 == belief.window ? 0 : -1
+            var target: Int
+            var first: Int
+            if let place = settled(since: presence.entered, lagged: lagged, leader: { Self.strongestPlace(smoothed[$0], besides: nil) }, share),
+               place.slot != current {
+                target = place.slot
+                first = place.step
+                while first > 0, Self.strongestPlace(smoothed[first - 1], besides: nil) == target { first -= 1 }
+            } else if let current, lagged == 0, start(of: 0) >= presence.entered, (0 ... last).allSatisfy({ 1 - share($0, current) >= certain }) {
+                target = Self.strongestPlace(smoothed[last], besides: current)
+                first = last
+                while first > 0, Self.strongestPlace(smoothed[first - 1], besides: nil) != current { first -= 1 }
+            } else {
+                return
+            }
+            guard let score = scores.first(where: { $0.beacon == belief.places[target] }) else { return }
+            let at = max(start(of: first), presence.entered, belief.firstHeard[target])
+            events.append(exitEvent(presence, at: at, reason: .moved))
+            enter(&track, score, at: at, events: &events)
+        } else {
+            let exited = track.lastExit ?? .min
+            let enterLag = last - Int(min(configuration.lag, 2_000) / PlaceBelief.step)
+            var target: Int
+            var first: Int
+            if configuration.enterDwell == 0, Self.strongest(smoothed[last]) > 0, start(of: last) >= exited {
+                // No enter dwell asked for: the place the newest step names enters at once.
+                target = Self.strongest(smoothed[last])
+                first = last
+            } else if let place = settled(since: exited, lagged: enterLag, leader: { Self.strongest(smoothed[$0]) }, { smoothed[$0][$1] }), place.slot > 0 {
+                target = place.slot
+                first = place.step
+            } else if enterLag >= 0, start(of: enterLag) >= exited, (enterLag ... last).allSatisfy({ 1 - smoothed[$0][0] >= certain }) {
+                // Near some place for certain, with none settled (two as near as each other).
+                target = Self.strongestPlace(smoothed[last], besides: nil)
+                first = last
+            } else {
+                return
+            }
+            guard belief.sightings[target] >= configuration.enterSightings, let score = scores.first(where: { $0.beacon == belief.places[target] }) else {
+                return
+            }
+            while first > 0, Self.strongest(smoothed[first - 1]) == target { first -= 1 }
+            enter(&track, score, at: max(start(of: first), exited, belief.firstHeard[target]), events: &events)
+        }
+    }
+
+    /// The most likely slot, "away" included (ties to the lower slot).
+    private static func strongest(_ belief: PlaceBelief.Vector) -> Int {
+        var best = 0
+        for slot in 1 ..< PlaceBelief.slots where belief[slot] > belief[best] { best = slot }
+        return best
+    }
+
+    /// The most likely place ("away" and `besides` left out; ties to the lower slot).
+    private static func strongestPlace(_ belief: PlaceBelief.Vector, besides: Int?) -> Int {
+        var best = -1
+        for slot in 1 ..< PlaceBelief.slots where slot != besides && (best < 0 || belief[slot] > belief[best]) { best = slot }
+        return best
+    }
+}
