@@ -23,14 +23,21 @@ enum AccuracyBenchmark {
 
         let clock = ContinuousClock()
         let began = clock.now
-        let methods: [any PresenceMethod] = [
+        // The `dwell` decision (the default before issue 23) beside the configured one, so that
+        // the table shows what changing the default changed.
+        var dwell = configuration
+        dwell.engine.decision = .dwell
+        var methods: [any PresenceMethod] = [
             TruthReplay(),
             EngineMethod(configuration: configuration),
             EngineMethod(configuration: configuration, selfCalibrating: true),
+        ]
+        if configuration.engine.decision != .dwell { methods.append(EngineMethod(configuration: dwell, label: "engine dwell")) }
+        methods += [
             BaselineMethod<StrongestBaseline>(),
             BaselineMethod<HappyBubblesBaseline>(),
             BaselineMethod<MeanMarginBaseline>(),
-        ]
+        ] as [any PresenceMethod]
         var (failures, checks) = SelfCheck.run()
         var rows: [ResultRow] = []
         var notes: [String] = []

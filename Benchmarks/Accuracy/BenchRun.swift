@@ -23,6 +23,9 @@ struct BenchRun: Sendable {
     var name: String
     var observations: [Observation]
     var truth: [String: StepTimeline<TruthState>]
+    /// Each user's nearest place at every moment (simulations); where absent, the truth judges
+    /// which place an enter should name.
+    var nearest: [String: StepTimeline<TruthState>] = [:]
     /// Scoring covers `start ..< end`, ms since the epoch.
     var start: Int64
     var end: Int64

@@ -13,9 +13,11 @@ import PresenceCore
 struct EngineMethod: PresenceMethod {
     let configuration: PresencePipeline.Configuration
     var selfCalibrating = false
+    /// The row's name when it is not the configured engine (the previous default beside it).
+    var label: String?
     static let warmUpRuns = 20
 
-    var name: String { selfCalibrating ? "engine self-cal" : "engine" }
+    var name: String { label ?? (selfCalibrating ? "engine self-cal" : "engine") }
 
     func run(_ run: BenchRun) -> MethodOutput {
         self.run(run, among: [run])

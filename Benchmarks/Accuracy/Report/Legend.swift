@@ -12,6 +12,9 @@ enum Legend {
         "exit p50/p90: per true stay that ends in a true exit (not the end of the recording), from its end to the end of the method's last live stay at B begun before it (negative: left early).",
         "stays: true stays; missed in: stays never live at B; missed out: entered stays still held at B when the method stopped (\(BenchRun.flush / 1000) s+ past the end) or when the next stay at B began.",
         "spurious: live enters that are not the first enter of a true stay at that beacon (moves to a wrong beacon, re-enters after a dropout, flaps); in brackets, those made while the truth says nowhere (a booth passed while walking).",
+        "1st enter % nearest: of the enters from nowhere on the history timeline, the share that name the place nearest the person at the enter's time (simulations: by the person's position; datasets: by the truth, where it names a place).",
+        "visits made/true: sessions on the history timeline that last the visit minimum (\(Scorer.visitDwell / 1000) s, as `presence.settings.visit_min_dwell`), against the true stays that do; walk-bys that are counted as visits show as the excess.",
+        "engine dwell: the same engine under `--decide dwell` (nearer by the switch margin for the switch dwell), the default before `--decide hmm`, shown when the engine row decides otherwise.",
         "truth (self-check): the truth replayed as a method; it must score 100 %, 0 s, nothing missed or spurious, or the run fails.",
         "Baselines: strongest = best 2 s mean RSSI, immediate; happy-bubbles = Happy Bubbles presence server's rule (last 30 sightings vote 1.5 + 0.75·(1 + rssi/100) for their beacon, 8 confirming 1 s ticks, nowhere after 45 s unheard); mean-margin = 5 s mean, another beacon 4 dB stronger for 3 s takes over, nowhere after 5 s unheard. A beacon's mean is its best node's.",
     ]

@@ -11,7 +11,8 @@ struct ResultRow: Sendable {
 /// row only.
 struct ResultTable {
     static let headers = ["scenario", "method", "acc % hist/live", "lost % missed/late/early/gaps", "false % hist/live", "trans made/true", "×true", "flaps/dev·h",
-                          "enter p50/p90 s", "exit p50/p90 s", "stays", "missed in/out", "spurious (walking)", "dev·h"]
+                          "enter p50/p90 s", "exit p50/p90 s", "stays", "missed in/out", "spurious (walking)",
+                          "1st enter % nearest", "visits made/true", "dev·h"]
 
     var rows: [ResultRow]
 
@@ -34,6 +35,8 @@ struct ResultTable {
                 "\(tally.dwells)",
                 "\(tally.missedEnters)/\(tally.missedExits)",
                 tally.absentTime > 0 ? "\(tally.spurious) (\(tally.spuriousWhileAbsent))" : "\(tally.spurious)",
+                Self.format(tally.firstEnterAccuracy.map { $0 * 100 }, decimals: 1),
+                "\(tally.visits)/\(tally.trueVisits)",
                 Self.format(Double(tally.deviceTime) / 3_600_000, decimals: 1),
             ]
         }

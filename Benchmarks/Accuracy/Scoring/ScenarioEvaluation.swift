@@ -19,7 +19,7 @@ enum ScenarioEvaluation {
         for run in runs {
             let output = method.run(run, among: runs)
             for (user, truth) in run.truth.sorted(by: { $0.key < $1.key }) {
-                tally.merge(Scorer.score(truth: truth, output: output, user: user, start: run.start, end: run.end))
+                tally.merge(Scorer.score(truth: truth, nearest: run.nearest[user], output: output, user: user, start: run.start, end: run.end))
             }
         }
         return tally

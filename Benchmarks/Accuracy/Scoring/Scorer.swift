@@ -9,7 +9,14 @@ enum Scorer {
     /// A return to a beacon within this long after leaving it for another one is a flap.
     static let flapWindow: Int64 = 30_000
 
-    static func score(truth: StepTimeline<TruthState>, output: MethodOutput, user: String, start: Int64, end: Int64) -> Tally {
+    /// A session counts as a visit from this long (the analysts' visit counts; the seed's
+    /// `presence.settings.visit_min_dwell`).
+    static let visitDwell: Int64 = 15_000
+
+    /// `nearest`: the place nearest the person at each moment, where known (else the truth judges
+    /// first enters).
+    static func score(truth: StepTimeline<TruthState>, nearest: StepTimeline<TruthState>? = nil, output: MethodOutput, user: String,
+                      start: Int64, end: Int64) -> Tally {
         let nowhere = StepTimeline<String?>(initial: nil)
         let history = output.history[user] ?? nowhere
         let live = output.live[user] ?? nowhere
@@ -34,7 +41,23 @@ enum Scorer {
         let spurious = enters.filter { !matched.contains($0.time) }
         tally.spurious = spurious.count
         tally.spuriousWhileAbsent = spurious.count { truth.value(at: $0.time) == .nowhere }
+        firstEnters(history, judge: nearest ?? truth, start: start, end: end, into: &tally)
+        tally.visits = history.segments(from: start, to: end).count { $0.value != nil && $0.end - $0.start >= visitDwell }
+        tally.trueVisits = truthSegments.count { $0.value.beacon != nil && $0.end - $0.start >= visitDwell }
         return tally
+    }
+
+    /// Every enter from nowhere on the history timeline, judged by the place `judge` names at
+    /// its time (left out where it names none).
+    private static func firstEnters(_ history: StepTimeline<String?>, judge: StepTimeline<TruthState>, start: Int64, end: Int64,
+                                    into tally: inout Tally) {
+        var previous = history.value(at: start - 1)
+        for change in history.changes where change.time >= start && change.time < end {
+            defer { previous = change.value }
+            guard previous == nil, let beacon = change.value, let nearest = judge.value(at: change.time).beacon else { continue }
+            tally.firstEnters += 1
+            if nearest == beacon { tally.firstEntersNearest += 1 }
+        }
     }
 
     /// Accuracy and false presence: the truth's and the method's stretches walked side by side.

@@ -31,6 +31,16 @@ struct Tally: Sendable, Equatable {
     /// Present time the history does not name the true beacon, by where in its true stay it falls:
     /// stays never named at all, before the first moment one is named, after the last, and between.
     var lost = LostTime()
+    /// Enters from nowhere on the history timeline that the nearest-place truth can judge, and
+    /// those of them that name the place nearest the person at the enter's time.
+    var firstEnters = 0
+    var firstEntersNearest = 0
+    /// Sessions on the history timeline that last the visit's minimum dwell (`Scorer.visitDwell`),
+    /// and the true stays that do.
+    var visits = 0
+    var trueVisits = 0
+
+    var firstEnterAccuracy: Double? { firstEnters > 0 ? Double(firstEntersNearest) / Double(firstEnters) : nil }
 
     var accuracy: Double? { presentTime > 0 ? Double(rightTime) / Double(presentTime) : nil }
     var liveAccuracy: Double? { presentTime > 0 ? Double(liveRightTime) / Double(presentTime) : nil }
@@ -58,6 +68,10 @@ struct Tally: Sendable, Equatable {
         spurious += other.spurious
         spuriousWhileAbsent += other.spuriousWhileAbsent
         lost.merge(other.lost)
+        firstEnters += other.firstEnters
+        firstEntersNearest += other.firstEntersNearest
+        visits += other.visits
+        trueVisits += other.trueVisits
     }
 }
 

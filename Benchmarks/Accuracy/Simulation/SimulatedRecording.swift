@@ -16,7 +16,11 @@ enum SimulatedRecording {
         }
         var matcher = ObservationMatcher(registry: registry)
         var truth: [String: StepTimeline<TruthState>] = [:]
-        for person in scenario.people { truth[person.user] = StepTimeline(initial: .nowhere) }
+        var nearest: [String: StepTimeline<TruthState>] = [:]
+        for person in scenario.people {
+            truth[person.user] = StepTimeline(initial: .nowhere)
+            nearest[person.user] = StepTimeline(initial: .nowhere)
+        }
         var observations: [Observation] = []
         let end = epoch + duration
         var time = epoch
@@ -26,6 +30,7 @@ enum SimulatedRecording {
                 let place = places[person.user] ?? nil
                 truth[person.user]?.set(place.map { .at($0) } ?? .nowhere, at: time)
             }
+            for (user, beacon) in simulator.nearestBeacons(at: time) { nearest[user]?.set(beacon.map { .at($0) } ?? .nowhere, at: time) }
             if time % 1_000 == 0 {
                 for heard in simulator.advance(to: time) {
                     if case .success(let observation) = matcher.match(heard.sighting, node: heard.node, time: heard.sighting.ts) {
@@ -35,8 +40,11 @@ enum SimulatedRecording {
             }
             time += 100
         }
-        for user in truth.keys { truth[user]?.set(.unknown, at: end) }
-        return BenchRun(name: name, observations: observations, truth: truth, start: epoch, end: end)
+        for user in truth.keys {
+            truth[user]?.set(.unknown, at: end)
+            nearest[user]?.set(.unknown, at: end)
+        }
+        return BenchRun(name: name, observations: observations, truth: truth, nearest: nearest, start: epoch, end: end)
     }
 
     /// The registry an operator would enter for the scenario: its beacons (with their radio

@@ -105,6 +105,28 @@ public struct VenueSimulator: Sendable {
         return truth
     }
 
+    /// The beacon nearest each person at `time` (on the plan, floors aside), nil while they are
+    /// away; people not yet arrived are left out.
+    public mutating func nearestBeacons(at time: Int64) -> [String: String?] {
+        var nearest: [String: String?] = [:]
+        for person in scenario.people {
+            guard var itinerary = itineraries[person.user] else { continue }
+            let pose = itinerary.pose(at: time - start)
+            itineraries[person.user] = itinerary
+            guard pose.activity != .away else {
+                nearest[person.user] = .some(nil)
+                continue
+            }
+            var best: (key: String, distance: Double)?
+            for beacon in scenario.beacons {
+                let distance = (beacon.x - pose.position.x) * (beacon.x - pose.position.x) + (beacon.y - pose.position.y) * (beacon.y - pose.position.y)
+                if best.map({ distance < $0.distance }) ?? true { best = (beacon.key, distance) }
+            }
+            nearest[person.user] = .some(best?.key)
+        }
+        return nearest
+    }
+
     // MARK: Radio
 
     private mutating func transmit(_ index: Int, at moment: Int64, into heard: inout [Heard]) {
