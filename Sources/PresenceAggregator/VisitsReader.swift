@@ -23,7 +23,7 @@ struct VisitsReader: Sendable {
                                (EXTRACT(EPOCH FROM date_bin('30 minutes', s.entered_at, TIMESTAMPTZ '2000-01-01 00:00:00+00')) * 1000)::bigint,
                                count(DISTINCT s.user_key)
                         FROM presence.sessions s, b
-                        WHERE s.entered_at >= b.since
+                        WHERE s.entered_at >= b.since AND presence.is_visit(s.entered_at, s.exited_at)
                         GROUP BY 1, 2 ORDER BY 2, 1
                         """, [Int(since)])
                 }.rows.map { row in

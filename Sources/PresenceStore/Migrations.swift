@@ -34,6 +34,7 @@ public struct Migration: Sendable {
         Migration(version: 16, name: "shard_owners", sql: String(decoding: PackageResources.v016_shard_owners_sql, as: UTF8.self)),
         Migration(version: 17, name: "foreign_identities", sql: String(decoding: PackageResources.v017_foreign_identities_sql, as: UTF8.self)),
         Migration(version: 18, name: "zones", sql: String(decoding: PackageResources.v018_zones_sql, as: UTF8.self)),
+        Migration(version: 19, name: "visit_min_dwell", sql: String(decoding: PackageResources.v019_visit_min_dwell_sql, as: UTF8.self)),
     ]
 }
 

@@ -102,8 +102,9 @@ struct VisitsCommand: AsyncParsableCommand {
         commandName: "visits",
         abstract: "Unique visitors per beacon (or zone, with --zone) per time bucket.",
         discussion: """
-            A visit counts in the bucket it began in (as presence.visits_30m_v); with --present, in every bucket it overlaps \
-            (as presence.occupancy_30m_v). --chart writes them as bar charts, one per beacon, times in UTC: SVG, or PNG when \
+            A visit counts in the bucket it began in (as presence.visits_30m_v), once it has lasted the venue's visit minimum \
+            (presence.settings.visit_min_dwell, 15 s unless changed: a walk past a booth is not a visit); with --present, \
+            everyone present counts in every bucket they overlap (as presence.occupancy_30m_v). --chart writes them as bar charts, one per beacon, times in UTC: SVG, or PNG when \
             FILE ends in .png (through rsvg-convert, from Debian's librsvg2-bin); then rows are printed only with --json or --csv. \
             --zone counts the stays in one zone (as presence.zone_visits_30m_v) instead of the beacons' visits.
             """)
@@ -139,6 +140,7 @@ struct VisitsCommand: AsyncParsableCommand {
                              TIMESTAMPTZ '2000-01-01 00:00:00+00'),
                     b.width) AS g (bucket_start)
                 WHERE ($4::text IS NULL OR s.venue_key = $4) AND ($5::text IS NULL OR s.\(place) = $5)
+                  AND ($3::boolean OR presence.is_visit(s.entered_at, s.exited_at))
                   AND ($2::bigint IS NULL
                    OR (g.bucket_start >= b.since
                        AND CASE WHEN $3::boolean

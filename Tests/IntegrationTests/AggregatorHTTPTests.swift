@@ -74,6 +74,11 @@ extension EndToEndTests {
             #expect(none?.isEmpty == true)
             let bad = try await httpGet(base + "/api/events?limit=0")
             #expect(bad.status == 400)
+            // Alice's stay began seconds ago: a visit from the venue's visit minimum on.
+            _ = try h.rows("UPDATE presence.settings SET visit_min_dwell = interval '1 hour'")
+            let early = try await httpGet(base + "/api/visits?hours=1").object["visits"] as? [[String: Any]]
+            #expect(early?.isEmpty == true, "a stay shorter than the visit minimum is not a visit")
+            _ = try h.rows("UPDATE presence.settings SET visit_min_dwell = interval '0'")
             let visits = try await httpGet(base + "/api/visits?hours=1").object["visits"] as? [[String: Any]] ?? []
             #expect(visits.count == 1 && visits.first?["beacon"] as? String == "booth-a" && visits.first?["visitors"] as? Int == 1)
             let page = try await httpGet(base + "/")
