@@ -93,9 +93,7 @@ public struct VenueSimulator: Sendable {
     public mutating func truth(at time: Int64) -> [String: String?] {
         var truth: [String: String?] = [:]
         for person in scenario.people {
-            guard var itinerary = itineraries[person.user] else { continue }
-            let pose = itinerary.pose(at: time - start)
-            itineraries[person.user] = itinerary
+            guard let pose = pose(of: person.user, at: time) else { continue }
             switch pose.activity {
             case .away: continue
             case .walking: truth[person.user] = .some(nil)
@@ -110,9 +108,7 @@ public struct VenueSimulator: Sendable {
     public mutating func nearestBeacons(at time: Int64) -> [String: String?] {
         var nearest: [String: String?] = [:]
         for person in scenario.people {
-            guard var itinerary = itineraries[person.user] else { continue }
-            let pose = itinerary.pose(at: time - start)
-            itineraries[person.user] = itinerary
+            guard let pose = pose(of: person.user, at: time) else { continue }
             guard pose.activity != .away else {
                 nearest[person.user] = .some(nil)
                 continue
@@ -125,6 +121,14 @@ public struct VenueSimulator: Sendable {
             nearest[person.user] = .some(best?.key)
         }
         return nearest
+    }
+
+    /// Where `user` is and what they do at `time` (epoch ms), if they are simulated.
+    private mutating func pose(of user: String, at time: Int64) -> Itinerary.Pose? {
+        guard var itinerary = itineraries[user] else { return nil }
+        let pose = itinerary.pose(at: time - start)
+        itineraries[user] = itinerary
+        return pose
     }
 
     // MARK: Radio
