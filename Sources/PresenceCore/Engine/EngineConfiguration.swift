@@ -65,7 +65,8 @@ public struct EngineConfiguration: Sendable, Equatable {
     /// decision leans to "away": near no place.
     public var awayDistance: Double = 30
     /// The most one second adds to a challenger's evidence, dB: a current beacon no longer heard
-    /// counts as this far behind.
+    /// counts as this far behind. The `hmm` decision counts no place as more than this further
+    /// than the nearest (its heavy tail).
     public var evidenceCap: Double = 20
     /// How long a beacon must stay the nearest before an enter (`--enter-dwell`).
     public var enterDwell: Int64 = 1_000

@@ -42,7 +42,7 @@ struct PlaceBelief: Sendable {
 
     /// The step holding `time` (floored, so that times before 1970 land in the right step).
     static func stepIndex(of time: Int64) -> Int64 {
-        time >= 0 ? time / step : -((-time + step - 1) / step)
+        time >= 0 ? time / step : (time + 1) / step - 1
     }
 
     /// The slot of `place`, if it has one.

@@ -36,7 +36,7 @@ extension PresenceEngine {
     /// the step counts with its smoothed reading, when any place was heard), then the decision.
     /// False when nothing at all was heard in the step.
     private mutating func closeStep(_ track: inout UserTrack, _ belief: inout PlaceBelief, events: inout [PresenceEvent]) -> Bool {
-        let end = (belief.openStep + 1) * PlaceBelief.step
+        let end = TimeBounds.sum(belief.openStep * PlaceBelief.step, PlaceBelief.step)
         let here = track.presence?.beacon
         let stay = Float(pow(configuration.stayProbability, Double(PlaceBelief.step) / 1000))
         let cap = configuration.evidenceCap

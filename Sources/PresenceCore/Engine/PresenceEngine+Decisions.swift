@@ -270,7 +270,7 @@ extension PresenceEngine {
             earliest = min(earliest, TimeBounds.sum(candidate.dwellSince, candidate.dwell))
         }
         if let belief = track.belief, !track.links.isEmpty {
-            earliest = min(earliest, (belief.openStep + 1) * PlaceBelief.step)
+            earliest = min(earliest, TimeBounds.sum(belief.openStep * PlaceBelief.step, PlaceBelief.step))
         }
         for evidence in track.evidence where evidence.rate > 0 {
             let remaining = (evidence.threshold - evidence.amount) / evidence.rate * 1000
