@@ -13,6 +13,7 @@ enum SelfCheck {
             ("a stay held into a walk", heldIntoWalk),
             ("a method that never moves", neverMoves),
             ("a method that leaves each stay early", leavesEarly),
+            ("a first enter at the wrong place", wrongFirstEnter),
             ("baselines on a clean two-beacon walk", baselinesOnCleanWalk),
         ]
         var failures: [String] = []
@@ -61,6 +62,7 @@ enum SelfCheck {
         expected.enterLatencies = [2_000, 2_000]
         expected.exitLatencies = [2_000]
         expected.lost.late = 4_000
+        (expected.firstEnters, expected.firstEntersNearest, expected.visits, expected.trueVisits) = (1, 1, 2, 2)
         return compare(tally, expected)
     }
 
@@ -71,6 +73,8 @@ enum SelfCheck {
         expected.enterLatencies = [0, 0]
         expected.exitLatencies = [0]
         expected.lost.gaps = 10_000
+        // The 10 s back at b is no visit.
+        (expected.firstEnters, expected.firstEntersNearest, expected.visits, expected.trueVisits) = (1, 1, 3, 2)
         return compare(tally, expected)
     }
 
@@ -83,6 +87,7 @@ enum SelfCheck {
         expected.enterLatencies = [0, 1_000]
         expected.exitLatencies = [5_000]
         expected.lost.late = 1_000
+        (expected.firstEnters, expected.firstEntersNearest, expected.visits, expected.trueVisits) = (2, 2, 2, 2)
         return compare(tally, expected)
     }
 
@@ -94,6 +99,20 @@ enum SelfCheck {
                              deviceTime: 100_000, dwells: 2, exits: 1, missedEnters: 1, missedExits: 1)
         expected.enterLatencies = [0]
         expected.lost.missed = 60_000
+        (expected.firstEnters, expected.firstEntersNearest, expected.visits, expected.trueVisits) = (1, 1, 1, 2)
+        return compare(tally, expected)
+    }
+
+    /// The method enters b while the person is at a, then moves to a 12 s later: the first
+    /// enter names the wrong place, and the 12 s at b are no visit.
+    private static func wrongFirstEnter() -> [String] {
+        let tally = score(twoStays(), method: [(0, "b"), (12_000, "a"), (60_000, "b")], end: 120_000)
+        var expected = Tally(presentTime: 120_000, rightTime: 108_000, liveRightTime: 108_000, transitions: 3, trueTransitions: 2, deviceTime: 120_000,
+                             dwells: 2, exits: 1, spurious: 1)
+        expected.enterLatencies = [0, 12_000]
+        expected.exitLatencies = [0]
+        expected.lost.late = 12_000
+        (expected.firstEnters, expected.firstEntersNearest, expected.visits, expected.trueVisits) = (1, 0, 2, 2)
         return compare(tally, expected)
     }
 
@@ -105,6 +124,7 @@ enum SelfCheck {
         expected.enterLatencies = [0, 0]
         expected.exitLatencies = [-10_000]
         expected.lost.early = 20_000
+        (expected.firstEnters, expected.firstEntersNearest, expected.visits, expected.trueVisits) = (2, 2, 2, 2)
         return compare(tally, expected)
     }
 
