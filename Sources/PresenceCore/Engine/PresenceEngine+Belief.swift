@@ -42,37 +42,28 @@ extension PresenceEngine {
         let cap = configuration.evidenceCap
         let far = Float(exp(-configuration.stepWeight * cap))
         // Each place's reading: the mean heard in the step, else the smoothed one (fresh, or
-        // held where the user is). The nearest few keep or take a slot (the user's place keeps
-        // its own); the others give theirs back.
-        let scores = beaconScores(track, here: here ?? "", at: end)
-        var places: [(beacon: String, loss: Double, readings: Int32, first: Int64)] = []
+        // held where the user is; choosing by position, its distance from the estimated
+        // position). The nearest few keep or take a slot (the user's place keeps its own); the
+        // others give theirs back.
+        var places: [StepPlace] = []
         swap(&places, &stepPlaces)
         defer {
             places.removeAll(keepingCapacity: true)
             swap(&places, &stepPlaces)
         }
-        for score in scores { places.append((score.beacon, score.pathLoss, 0, .max)) }
         var heard = false
+        let signal = configuration.choice == .signal
+        forEachReading(track, here: here, at: end) { links, index, figure in
+            let readings = links[index].stepReadings
+            if readings > 0 { heard = true }
+            let mean = signal && readings > 0 ? Double(links[index].stepLoss) / Double(readings) : nil
+            StepPlace.gather(&places, beacon: links[index].beacon, smoothed: figure, heard: mean, readings: readings, first: links[index].stepFirst, keep: here)
+        }
         for index in track.links.indices where track.links[index].stepReadings > 0 {
-            defer {
-                track.links[index].stepReadings = 0
-                track.links[index].stepLoss = 0
-            }
-            guard qualifies(track.links[index]) else { continue }
-            heard = true
-            let mean = Double(track.links[index].stepLoss) / Double(track.links[index].stepReadings)
-            guard let place = places.firstIndex(where: { $0.beacon == track.links[index].beacon }) else { continue }
-            // Choosing by position, a place's figure is its distance from the estimated position.
-            if configuration.choice == .signal { places[place].loss = places[place].readings > 0 ? min(places[place].loss, mean) : mean }
-            places[place].readings += track.links[index].stepReadings
-            places[place].first = min(places[place].first, track.links[index].stepFirst)
+            track.links[index].stepReadings = 0
+            track.links[index].stepLoss = 0
         }
         places.sort { $0.loss != $1.loss ? $0.loss < $1.loss : $0.beacon < $1.beacon }
-        let room = PlaceBelief.slots - 1
-        if places.count > room {
-            if let here, let kept = places.firstIndex(where: { $0.beacon == here }), kept >= room { places.swapAt(kept, room - 1) }
-            places.removeLast(places.count - room)
-        }
         for slot in 1 ..< PlaceBelief.slots where !belief.places[slot].isEmpty && belief.places[slot] != here {
             if !places.contains(where: { $0.beacon == belief.places[slot] }) { belief.release(slot) }
         }
@@ -100,7 +91,7 @@ extension PresenceEngine {
             }
         }
         belief.close(likelihoods, stay: stay)
-        decide(&track, belief, stay: stay, scores: scores, at: end, events: &events)
+        decide(&track, belief, stay: stay, at: end, events: &events)
         return heard
     }
 
@@ -131,8 +122,7 @@ extension PresenceEngine {
     /// needs the place more likely than "away"; someone all but certainly near some place over
     /// those 2 s, with none settled, enters the one leading now. With no enter dwell
     /// (`--enter-dwell 0s`), the place the newest step names enters at once.
-    private mutating func decide(_ track: inout UserTrack, _ belief: PlaceBelief, stay: Float, scores: [Score], at end: Int64,
-                                 events: inout [PresenceEvent]) {
+    private mutating func decide(_ track: inout UserTrack, _ belief: PlaceBelief, stay: Float, at end: Int64, events: inout [PresenceEvent]) {
         var smoothed: [PlaceBelief.Vector] = []
         swap(&smoothed, &smoothedWindow)
         defer { swap(&smoothed, &smoothedWindow) }
@@ -173,7 +163,7 @@ extension PresenceEngine {
             } else {
                 return
             }
-            guard let score = scores.first(where: { $0.beacon == belief.places[target] }) else { return }
+            guard let score = bestReading(of: belief.places[target], track, at: end) else { return }
             let at = max(start(of: first), presence.entered, belief.firstHeard[target])
             events.append(exitEvent(presence, at: at, reason: .moved))
             enter(&track, score, at: at, events: &events)
@@ -196,12 +186,21 @@ extension PresenceEngine {
             } else {
                 return
             }
-            guard belief.sightings[target] >= configuration.enterSightings, let score = scores.first(where: { $0.beacon == belief.places[target] }) else {
+            guard belief.sightings[target] >= configuration.enterSightings, let score = bestReading(of: belief.places[target], track, at: end) else {
                 return
             }
             while first > 0, Self.strongest(smoothed[first - 1]) == target { first -= 1 }
             enter(&track, score, at: max(start(of: first), exited, belief.firstHeard[target]), events: &events)
         }
+    }
+
+    /// The nearest reading of `beacon` that counts at `time` (`forEachReading`; ties as in `nearest`).
+    private func bestReading(of beacon: String, _ track: UserTrack, at time: Int64) -> Score? {
+        var best: Score?
+        forEachReading(track, here: track.presence?.beacon, at: time) { links, index, figure in
+            if links[index].beacon == beacon, nearer(figure, index, than: best, in: links) { best = Score(beacon: beacon, pathLoss: figure, link: index) }
+        }
+        return best
     }
 
     /// The most likely slot, "away" included (ties to the lower slot).
@@ -218,3 +217,45 @@ extension PresenceEngine {
         return best
     }
 }
+
+/// One place as a step of the `hmm` decision weighs it: its smoothed figure and the mean heard in
+/// the step (the nearest of its readings each), how many readings the step heard, and the first.
+struct StepPlace: Sendable {
+    var beacon: String
+    var smoothed = Double.infinity
+    var heard = Double.infinity
+    var readings: Int32 = 0
+    var first = Int64.max
+
+    /// The place's figure for the step: what was heard in it, else the smoothed one.
+    var loss: Double { readings > 0 && heard != .infinity ? heard : smoothed }
+
+    /// Adds a reading of `beacon` to `places`, which keeps the nearest `PlaceBelief.slots − 1`
+    /// places only (never dropping `keep`'s): a place already kept takes it, a new one replaces
+    /// the furthest kept if it is nearer. No sort and no search beyond those few.
+    static func gather(_ places: inout [StepPlace], beacon: String, smoothed: Double, heard: Double?, readings: Int32, first: Int64, keep: String?) {
+        var place: StepPlace
+        let kept = places.firstIndex { $0.beacon == beacon }
+        if let kept {
+            place = places[kept]
+        } else {
+            place = StepPlace(beacon: beacon)
+        }
+        place.smoothed = min(place.smoothed, smoothed)
+        if let heard { place.heard = min(place.heard, heard) }
+        place.readings = place.readings.addingReportingOverflow(readings).overflow ? .max : place.readings + readings
+        if readings > 0 { place.first = min(place.first, first) }
+        if let kept {
+            places[kept] = place
+        } else if places.count < PlaceBelief.slots - 1 {
+            places.append(place)
+        } else {
+            var furthest: Int?
+            for index in places.indices where places[index].beacon != keep {
+                if furthest.map({ places[index].loss > places[$0].loss }) ?? true { furthest = index }
+            }
+            if let furthest, beacon == keep || place.loss < places[furthest].loss { places[furthest] = place }
+        }
+    }
+}
+

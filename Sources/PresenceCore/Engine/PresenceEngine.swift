@@ -40,7 +40,7 @@ public struct PresenceEngine: Sendable {
     /// The `hmm` decision's smoothed window, kept to reuse its storage.
     var smoothedWindow: [PlaceBelief.Vector] = []
     /// The places one step of the `hmm` decision weighs, kept to reuse its storage.
-    var stepPlaces: [(beacon: String, loss: Double, readings: Int32, first: Int64)] = []
+    var stepPlaces: [StepPlace] = []
     /// Set when node health changed: every track is looked at on the next `advance`.
     var healthChanged = false
 
