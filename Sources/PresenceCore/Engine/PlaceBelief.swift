@@ -26,6 +26,10 @@ struct PlaceBelief: Sendable {
     private var origin = Vector(1, 0, 0, 0, 0, 0, 0, 0)
     /// Each window step's evidence (likelihoods, one per slot), oldest first.
     private var evidence: [Vector]
+    /// When each window step's first reading was taken (`Int64.max`: nothing heard in it): an
+    /// event dated to a step is dated no earlier, so that the half-second grid does not date a
+    /// move before the readings that showed it.
+    private(set) var firstReadings: [Int64]
     /// The steps the window holds at most: the lag, and the step being decided.
     let window: Int
     /// The open step, whose readings are still being gathered (time / `step`).
@@ -37,6 +41,8 @@ struct PlaceBelief: Sendable {
         places = Array(repeating: "", count: Self.slots)
         evidence = []
         evidence.reserveCapacity(window)
+        firstReadings = []
+        firstReadings.reserveCapacity(window)
         openStep = Self.stepIndex(of: time)
     }
 
@@ -103,14 +109,17 @@ struct PlaceBelief: Sendable {
         sightings[slot] = sightings[slot].addingReportingOverflow(count).overflow ? .max : sightings[slot] + count
     }
 
-    /// Closes the open step with `likelihoods` (one per slot; free slots ignored): it joins the
-    /// window, whose oldest step leaves it into the filtered origin when the window is full.
-    mutating func close(_ likelihoods: Vector, stay: Float) {
+    /// Closes the open step with `likelihoods` (one per slot; free slots ignored) and the time
+    /// of its first reading: it joins the window, whose oldest step leaves it into the filtered
+    /// origin when the window is full.
+    mutating func close(_ likelihoods: Vector, firstReading: Int64 = .max, stay: Float) {
         if evidence.count == window {
             origin = Self.normalised(Self.transition(origin, active, stay: stay) * evidence[0], active)
             evidence.removeFirst()
+            firstReadings.removeFirst()
         }
         evidence.append(likelihoods * active)
+        firstReadings.append(firstReading)
         openStep += 1
     }
 

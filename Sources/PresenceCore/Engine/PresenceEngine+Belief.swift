@@ -90,7 +90,7 @@ extension PresenceEngine {
                 likelihoods[slot] = Float(exp(-weight * behind))
             }
         }
-        belief.close(likelihoods, stay: stay)
+        belief.close(likelihoods, firstReading: places.reduce(Int64.max) { min($0, $1.first) }, stay: stay)
         decide(&track, belief, stay: stay, at: end, events: &events)
         return heard
     }
@@ -134,6 +134,10 @@ extension PresenceEngine {
         let clearFrom = last + 1 - Int(Self.clearSpan / PlaceBelief.step)
         let firstStep = belief.openStep - Int64(smoothed.count)
         func start(of step: Int) -> Int64 { (firstStep + Int64(step)) * PlaceBelief.step }
+        /// What an event dated to `step` is dated to: its first reading, or its start.
+        func date(of step: Int) -> Int64 {
+            belief.firstReadings[step] == .max ? start(of: step) : max(start(of: step), belief.firstReadings[step])
+        }
         /// The place `probability` settles on, counting only steps from `since` on (`lagged` < 0:
         /// no step that far back yet), with the step it is decided at.
         func settled(since: Int64, lagged: Int, leader: (Int) -> Int, _ probability: (Int, Int) -> Float) -> (slot: Int, step: Int)? {
@@ -164,7 +168,7 @@ extension PresenceEngine {
                 return
             }
             guard let score = bestReading(of: belief.places[target], track, at: end) else { return }
-            let at = max(start(of: first), presence.entered, belief.firstHeard[target])
+            let at = max(date(of: first), presence.entered, belief.firstHeard[target])
             events.append(exitEvent(presence, at: at, reason: .moved))
             enter(&track, score, at: at, events: &events)
         } else {
@@ -190,7 +194,7 @@ extension PresenceEngine {
                 return
             }
             while first > 0, Self.strongest(smoothed[first - 1]) == target { first -= 1 }
-            enter(&track, score, at: max(start(of: first), exited, belief.firstHeard[target]), events: &events)
+            enter(&track, score, at: max(date(of: first), exited, belief.firstHeard[target]), events: &events)
         }
     }
 
