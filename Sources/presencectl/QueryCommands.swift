@@ -103,7 +103,7 @@ struct VisitsCommand: AsyncParsableCommand {
         abstract: "Unique visitors per beacon (or zone, with --zone) per time bucket.",
         discussion: """
             A visit counts in the bucket it began in (as presence.visits_30m_v), once it has lasted the venue's visit minimum \
-            (presence.settings.visit_min_dwell, 15 s unless changed: a walk past a booth is not a visit); with --present, \
+            (presence.settings.visit_min_dwell: 0 until the venue sets it; 15 s leaves walks past a booth out); with --present, \
             everyone present counts in every bucket they overlap (as presence.occupancy_30m_v). --chart writes them as bar charts, one per beacon, times in UTC: SVG, or PNG when \
             FILE ends in .png (through rsvg-convert, from Debian's librsvg2-bin); then rows are printed only with --json or --csv. \
             --zone counts the stays in one zone (as presence.zone_visits_30m_v) instead of the beacons' visits.

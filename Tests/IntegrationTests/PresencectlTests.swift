@@ -187,12 +187,15 @@ import Testing
         #expect(try h.rows("SELECT count(*) FROM presence.occupancy_30m_v WHERE bucket_start < '2026-01-02'") == ["2"])
         #expect(try h.ctlOK("presence").contains("alice"))
 
-        // Bob walks past desk-1 in 8 s: a session, but no visit, until the venue's minimum allows it.
+        // Bob walks past desk-1 in 8 s: a visit while the venue counts every stay (the default), a
+        // session but no visit under a 15 s minimum, a visit again under 5 s.
         _ = try h.rows("""
             INSERT INTO presence.sessions (user_key, beacon_key, venue_key, device, entered_at, last_seen_at, exited_at, exit_reason, enter_event)
             VALUES ('bob', 'desk-1', 'lab', 'e', '2026-01-01 10:05:00+00', '2026-01-01 10:05:08+00', '2026-01-01 10:05:08+00', 'moved', gen_random_uuid())
             """)
         let walkBy = #"{"beacon":"desk-1","bucket_start":1767261600000,"unique_users":2}"#
+        #expect(try h.ctlOK("visits", "--json").split(separator: "\n").first == Substring(walkBy), "every stay counts by default")
+        _ = try h.rows("UPDATE presence.settings SET visit_min_dwell = interval '15 seconds'")
         #expect(try h.ctlOK("visits", "--json").split(separator: "\n").first == visits.first, "a walk-by is not a visit")
         #expect(try h.rows("SELECT unique_users FROM presence.visits_30m_v WHERE bucket_start < '2026-01-02'") == ["1"])
         #expect(try h.rows("SELECT sum(visits) FROM presence.visits_hourly('2026-01-01', '2026-01-02')") == ["1"])

@@ -24,8 +24,6 @@ extension EndToEndTests {
         @Test func thePageFollowsAWalkAsTheEventsSay() async throws {
             let h = try PipelineHarness("page")
             try AggregatorWalkTests.register(h)
-            // Bob's stay at b lasts 14 s: a visit on the chart only under a shorter visit minimum.
-            _ = try h.rows("UPDATE presence.settings SET visit_min_dwell = interval '10 seconds'")
             try h.ctlOK("beacon", "add", "booth-a", "--name", "Booth A")
             try h.ctlOK("beacon", "add", "booth-c", "--name", "Booth C")
             try h.ctlOK("zone", "add", "hall", "--venue", "expo", "--name", "Hall")

@@ -128,7 +128,7 @@ import Testing
         }
         let stays = walk.stays(until: walkEnd + 60_000)
         #expect(stays.map(\.beacon).first == "a" && stays.map(\.beacon).last == "c")
-        // The analysts' visits count a stay from 15 s (`presence.settings.visit_min_dwell`).
+        // An expo counts a stay as a visit from 15 s (`presence.settings.visit_min_dwell`).
         #expect(stays.allSatisfy { $0.beacon != "b" || $0.to - $0.from < 15_000 }, "b counted as a visit: \(stays)")
     }
 

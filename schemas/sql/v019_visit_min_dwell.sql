@@ -1,11 +1,12 @@
 -- Visits, not walk-bys: the analysts' visit counts (visits_30m_v, zone_visits_30m_v,
 -- visits_hourly, visits_daily, `presencectl visits`, the page's chart) count a stay only once it
--- has lasted the venue's visit_min_dwell (15 s unless changed), so that a crowd walking down an
--- aisle does not visit every booth on it. The sessions keep every stay; occupancy, presence and
+-- has lasted the venue's visit_min_dwell, so that a crowd walking down an aisle does not visit
+-- every booth on it (15 s suits an expo). It is 0 until a venue sets it: every stay counts, as
+-- the contract's visits_30m_v always has. The sessions keep every stay; occupancy, presence and
 -- dwell figures are unchanged.
 
 ALTER TABLE presence.settings
-    ADD COLUMN visit_min_dwell interval NOT NULL DEFAULT '15 seconds' CHECK (visit_min_dwell >= interval '0');
+    ADD COLUMN visit_min_dwell interval NOT NULL DEFAULT '0 seconds' CHECK (visit_min_dwell >= interval '0');
 
 -- Whether a stay from entered_at to exited_at (NULL: still there) counts as a visit.
 CREATE FUNCTION presence.is_visit(entered_at timestamptz, exited_at timestamptz)

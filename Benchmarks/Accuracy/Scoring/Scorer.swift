@@ -9,8 +9,8 @@ enum Scorer {
     /// A return to a beacon within this long after leaving it for another one is a flap.
     static let flapWindow: Int64 = 30_000
 
-    /// A session counts as a visit from this long (the analysts' visit counts; the seed's
-    /// `presence.settings.visit_min_dwell`).
+    /// A session counts as a visit from this long (the analysts' visit counts, with
+    /// `presence.settings.visit_min_dwell` set as an expo would).
     static let visitDwell: Int64 = 15_000
 
     /// `nearest`: the place nearest the person at each moment, where known (else the truth judges
