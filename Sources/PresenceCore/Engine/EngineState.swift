@@ -95,6 +95,8 @@ struct Link: Sendable {
     var stepReadings: Int32 = 0
     /// When the open step's first reading was taken.
     var stepFirst: Int64 = 0
+    /// The number of the stream's beacon (`PlaceNumbers`), which the `hmm` decision compares.
+    var place: Int32 = 0
 
     var beacon: String { observed.site.beacon }
     var radius: Double? { observed.site.radius }

@@ -14,8 +14,9 @@ struct PlaceBelief: Sendable {
     /// they are, the least likely place gives up its slot.
     static let slots = Vector.scalarCount
 
-    /// The place in each slot; "" for "away" (slot 0) and for a free slot.
-    private(set) var places: [String]
+    /// The place in each slot, by its number (`PlaceNumbers`); 0 for "away" (slot 0) and for a
+    /// free slot.
+    private(set) var places = SIMD8<Int32>.zero
     /// Sightings of each slot's place since it took the slot (an enter needs a few).
     private(set) var sightings: SIMD8<Int32> = .zero
     /// When each slot's place was first heard since it took the slot: nothing is dated before.
@@ -38,7 +39,6 @@ struct PlaceBelief: Sendable {
     /// A belief that the user is away, at the step holding `time`, keeping `lagSteps` steps of lag.
     init(at time: Int64, lagSteps: Int) {
         window = lagSteps + 1
-        places = Array(repeating: "", count: Self.slots)
         evidence = []
         evidence.reserveCapacity(window)
         firstReadings = []
@@ -51,19 +51,20 @@ struct PlaceBelief: Sendable {
         time >= 0 ? time / step : (time + 1) / step - 1
     }
 
-    /// The slot of `place`, if it has one.
-    func slot(of place: String) -> Int? {
+    /// The slot of the place numbered `place`, if it has one.
+    func slot(of place: Int32) -> Int? {
+        guard place != 0 else { return nil }
         for index in 1 ..< Self.slots where places[index] == place { return index }
         return nil
     }
 
-    /// The slot of `place`, given one if it has none: a free slot, or the one whose place is least
-    /// likely now (never `keep`'s). A new place starts with no probability and, for the window's
+    /// The slot of the place numbered `place`, given one if it has none: a free slot, or the one
+    /// whose place is least likely now (never `keep`'s; 0: none to keep). A new place starts with no probability and, for the window's
     /// past steps, the evidence of a place heard far away (`farLikelihood`).
-    mutating func claimSlot(for place: String, keep: String?, farLikelihood: Float, stay: Float) -> Int {
+    mutating func claimSlot(for place: Int32, keep: Int32, farLikelihood: Float, stay: Float) -> Int {
         if let existing = slot(of: place) { return existing }
         var chosen = -1
-        for index in 1 ..< Self.slots where places[index].isEmpty {
+        for index in 1 ..< Self.slots where places[index] == 0 {
             chosen = index
             break
         }
@@ -85,7 +86,7 @@ struct PlaceBelief: Sendable {
     /// Gives a slot back: its probability goes to the others, in proportion.
     mutating func release(_ slot: Int) {
         guard slot > 0 else { return }
-        places[slot] = ""
+        places[slot] = 0
         sightings[slot] = 0
         firstHeard[slot] = .min
         active[slot] = 0

@@ -38,9 +38,9 @@ extension PresenceEngine {
     private mutating func closeStep(_ track: inout UserTrack, _ belief: inout PlaceBelief, events: inout [PresenceEvent]) -> Bool {
         let end = TimeBounds.sum(belief.openStep * PlaceBelief.step, PlaceBelief.step)
         let here = track.presence?.beacon
-        let stay = Float(pow(configuration.stayProbability, Double(PlaceBelief.step) / 1000))
+        let hereNumber = placeNumbers.existing(here)
+        let stay = stepModel.stay
         let cap = configuration.evidenceCap
-        let far = Float(exp(-configuration.stepWeight * cap))
         // Each place's reading: the mean heard in the step, else the smoothed one (fresh, or
         // held where the user is; choosing by position, its distance from the estimated
         // position). The nearest few keep or take a slot (the user's place keeps its own); the
@@ -57,31 +57,31 @@ extension PresenceEngine {
             let readings = links[index].stepReadings
             if readings > 0 { heard = true }
             let mean = signal && readings > 0 ? Double(links[index].stepLoss) / Double(readings) : nil
-            StepPlace.gather(&places, beacon: links[index].beacon, smoothed: figure, heard: mean, readings: readings, first: links[index].stepFirst, keep: here)
+            StepPlace.gather(&places, place: links[index].place, smoothed: figure, heard: mean, readings: readings, first: links[index].stepFirst, keep: hereNumber)
         }
         for index in track.links.indices where track.links[index].stepReadings > 0 {
             track.links[index].stepReadings = 0
             track.links[index].stepLoss = 0
         }
-        places.sort { $0.loss != $1.loss ? $0.loss < $1.loss : $0.beacon < $1.beacon }
-        for slot in 1 ..< PlaceBelief.slots where !belief.places[slot].isEmpty && belief.places[slot] != here {
-            if !places.contains(where: { $0.beacon == belief.places[slot] }) { belief.release(slot) }
+        places.sort { $0.loss != $1.loss ? $0.loss < $1.loss : placeNumbers.name($0.place) < placeNumbers.name($1.place) }
+        for slot in 1 ..< PlaceBelief.slots where belief.places[slot] != 0 && belief.places[slot] != hereNumber {
+            if !places.contains(where: { $0.place == belief.places[slot] }) { belief.release(slot) }
         }
         var loss = SIMD8<Double>(repeating: .infinity)
         for place in places {
-            let slot = belief.claimSlot(for: place.beacon, keep: here, farLikelihood: far, stay: stay)
+            let slot = belief.claimSlot(for: place.place, keep: hereNumber, farLikelihood: stepModel.far, stay: stay)
             loss[slot] = place.loss
             belief.countSightings(slot, place.readings)
             if place.readings > 0 { belief.heard(slot, at: place.first) }
         }
-        let hold = here.flatMap { belief.slot(of: $0) }
+        let hold = belief.slot(of: hereNumber)
         var levels = SIMD8<Double>(repeating: configuration.deadZone)
         if let hold { levels[hold] += configuration.holdMargin }
         if let here, !self.places.isEmpty { applyPolicies(&loss, &levels, belief, here: here, hold: hold) }
         var likelihoods = PlaceBelief.Vector(repeating: 1)
         if heard {
             let nearest = loss.min()
-            let awayLoss = 10 * configuration.pathLossExponent * log10(configuration.awayDistance)
+            let awayLoss = stepModel.awayLoss
             let weight = configuration.stepWeight
             likelihoods[0] = Float(exp(-weight * min(cap, max(0, awayLoss - nearest))))
             for slot in 1 ..< PlaceBelief.slots where belief.active[slot] > 0 {
@@ -101,8 +101,8 @@ extension PresenceEngine {
     /// margin further; margins are about moves, so they apply only while the user is at `here`.
     /// (Beacons' own dwells belong to the `dwell` decision.)
     private func applyPolicies(_ loss: inout SIMD8<Double>, _ levels: inout SIMD8<Double>, _ belief: PlaceBelief, here: String, hold: Int?) {
-        for slot in 1 ..< PlaceBelief.slots where !belief.places[slot].isEmpty {
-            let place = belief.places[slot]
+        for slot in 1 ..< PlaceBelief.slots where belief.places[slot] != 0 {
+            let place = placeNumbers.name(belief.places[slot])
             let extra = max(0, (self.places.policies[place]?.switchMargin ?? configuration.switchMargin) - configuration.switchMargin)
             if slot == hold {
                 levels[slot] += extra
@@ -129,8 +129,8 @@ extension PresenceEngine {
         belief.smooth(stay: stay, into: &smoothed)
         let last = smoothed.count - 1
         guard last >= 0 else { return }
-        let settle = Float(configuration.settleProbability)
-        let certain = 1 - (1 - settle) / 5
+        let settle = stepModel.settle
+        let certain = stepModel.certain
         let clearFrom = last + 1 - Int(Self.clearSpan / PlaceBelief.step)
         let firstStep = belief.openStep - Int64(smoothed.count)
         func start(of step: Int) -> Int64 { (firstStep + Int64(step)) * PlaceBelief.step }
@@ -150,7 +150,7 @@ extension PresenceEngine {
         }
 
         if let presence = track.presence {
-            let current = belief.slot(of: presence.beacon)
+            let current = belief.slot(of: placeNumbers.existing(presence.beacon))
             func share(_ step: Int, _ slot: Int) -> Float { smoothed[step][slot] / max(1e-6, 1 - smoothed[step][0]) }
             let lagged = last + 1 == belief.window ? 0 : -1
             var target: Int
@@ -198,11 +198,14 @@ extension PresenceEngine {
         }
     }
 
-    /// The nearest reading of `beacon` that counts at `time` (`forEachReading`; ties as in `nearest`).
-    private func bestReading(of beacon: String, _ track: UserTrack, at time: Int64) -> Score? {
+    /// The nearest reading of the beacon numbered `place` that counts at `time` (`forEachReading`;
+    /// ties as in `nearest`).
+    private func bestReading(of place: Int32, _ track: UserTrack, at time: Int64) -> Score? {
         var best: Score?
         forEachReading(track, here: track.presence?.beacon, at: time) { links, index, figure in
-            if links[index].beacon == beacon, nearer(figure, index, than: best, in: links) { best = Score(beacon: beacon, pathLoss: figure, link: index) }
+            if links[index].place == place, nearer(figure, index, than: best, in: links) {
+                best = Score(beacon: links[index].beacon, pathLoss: figure, link: index)
+            }
         }
         return best
     }
@@ -222,10 +225,11 @@ extension PresenceEngine {
     }
 }
 
-/// One place as a step of the `hmm` decision weighs it: its smoothed figure and the mean heard in
-/// the step (the nearest of its readings each), how many readings the step heard, and the first.
+/// One place (by number, `PlaceNumbers`) as a step of the `hmm` decision weighs it: its smoothed
+/// figure and the mean heard in the step (the nearest of its readings each), how many readings the
+/// step heard, and the first.
 struct StepPlace: Sendable {
-    var beacon: String
+    var place: Int32
     var smoothed = Double.infinity
     var heard = Double.infinity
     var readings: Int32 = 0
@@ -234,16 +238,17 @@ struct StepPlace: Sendable {
     /// The place's figure for the step: what was heard in it, else the smoothed one.
     var loss: Double { readings > 0 && heard != .infinity ? heard : smoothed }
 
-    /// Adds a reading of `beacon` to `places`, which keeps the nearest `PlaceBelief.slots − 1`
-    /// places only (never dropping `keep`'s): a place already kept takes it, a new one replaces
-    /// the furthest kept if it is nearer. No sort and no search beyond those few.
-    static func gather(_ places: inout [StepPlace], beacon: String, smoothed: Double, heard: Double?, readings: Int32, first: Int64, keep: String?) {
+    /// Adds a reading of the place numbered `number` to `places`, which keeps the nearest
+    /// `PlaceBelief.slots − 1` places only (never dropping `keep`'s): a place already kept takes
+    /// it, a new one replaces the furthest kept if it is nearer. No sort and no search beyond
+    /// those few.
+    static func gather(_ places: inout [StepPlace], place number: Int32, smoothed: Double, heard: Double?, readings: Int32, first: Int64, keep: Int32) {
         var place: StepPlace
-        let kept = places.firstIndex { $0.beacon == beacon }
+        let kept = places.firstIndex { $0.place == number }
         if let kept {
             place = places[kept]
         } else {
-            place = StepPlace(beacon: beacon)
+            place = StepPlace(place: number)
         }
         place.smoothed = min(place.smoothed, smoothed)
         if let heard { place.heard = min(place.heard, heard) }
@@ -255,10 +260,10 @@ struct StepPlace: Sendable {
             places.append(place)
         } else {
             var furthest: Int?
-            for index in places.indices where places[index].beacon != keep {
+            for index in places.indices where places[index].place != keep {
                 if furthest.map({ places[index].loss > places[$0].loss }) ?? true { furthest = index }
             }
-            if let furthest, beacon == keep || place.loss < places[furthest].loss { places[furthest] = place }
+            if let furthest, number == keep || place.loss < places[furthest].loss { places[furthest] = place }
         }
     }
 }

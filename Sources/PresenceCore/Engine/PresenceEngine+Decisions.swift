@@ -23,11 +23,14 @@ extension PresenceEngine {
             track.links[existing].smoother.update(rssi: observation.rssi, at: observation.time, settings: settings)
             track.links[existing].tx = observation.tx
             track.links[existing].txKnown = observation.txKnown
-            if !track.links[existing].observed.isIdentical(to: observation.link) { track.links[existing].observed = observation.link }
+            if !track.links[existing].observed.isIdentical(to: observation.link) {
+                track.links[existing].observed = observation.link
+                track.links[existing].place = placeNumbers.number(of: observation.link.beacon)
+            }
         } else {
             track.links.append(Link(
                 observed: observation.link, smoother: RSSISmoother(rssi: observation.rssi, at: observation.time, settings: settings),
-                tx: observation.tx, txKnown: observation.txKnown))
+                tx: observation.tx, txKnown: observation.txKnown, place: placeNumbers.number(of: observation.link.beacon)))
             linkIndex = track.links.count - 1
         }
         if configuration.decision == .hmm {

@@ -41,6 +41,10 @@ public struct PresenceEngine: Sendable {
     var smoothedWindow: [PlaceBelief.Vector] = []
     /// The places one step of the `hmm` decision weighs, kept to reuse its storage.
     var stepPlaces: [StepPlace] = []
+    /// The beacons the `hmm` decision has met, by number.
+    var placeNumbers = PlaceNumbers()
+    /// The `hmm` decision's figures that follow from the configuration alone.
+    let stepModel: StepModel
     /// Set when node health changed: every track is looked at on the next `advance`.
     var healthChanged = false
 
@@ -55,6 +59,7 @@ public struct PresenceEngine: Sendable {
     public init(configuration: EngineConfiguration = EngineConfiguration(), now: Int64 = 0) {
         self.configuration = configuration
         self.now = now
+        stepModel = StepModel(configuration)
     }
 
     /// Takes an observation; it is applied when `advance` passes its time (at once if already passed).
