@@ -169,8 +169,15 @@ struct UserTrack: Sendable {
     /// The challengers' evidence (the `evidence` decision), and when it was last added up.
     var evidence: [Evidence] = []
     var evidenceTime: Int64 = 0
-    /// Where the user is believed to be (the `hmm` decision).
-    var belief: PlaceBelief?
+    /// Where the user is believed to be (the `hmm` decision), kept out of line: a track moves on
+    /// every observation, its belief changes once a step.
+    private var beliefBox: BeliefBox?
+    var belief: PlaceBelief? {
+        get { beliefBox?.belief }
+        set { beliefBox = newValue.map(BeliefBox.init) }
+    }
+    /// The belief's open step, read without copying the belief.
+    var beliefOpenStep: Int64? { beliefBox?.belief.openStep }
     var graceUntil: Int64?
     /// When the last session ended by timeout: a later enter is not dated before it.
     var lastExit: Int64?
@@ -198,5 +205,14 @@ struct UserTrack: Sendable {
     /// A slot no user holds.
     var isFree: Bool {
         user.isEmpty
+    }
+}
+
+/// A user's belief, out of line and never changed: a new belief is a new box.
+final class BeliefBox: Sendable {
+    let belief: PlaceBelief
+
+    init(_ belief: PlaceBelief) {
+        self.belief = belief
     }
 }

@@ -17,12 +17,14 @@ extension PresenceEngine {
     /// smoothed belief settles.
     mutating func closeSteps(_ track: inout UserTrack, upTo time: Int64, events: inout [PresenceEvent]) {
         guard configuration.decision == .hmm else { return }
+        let target = PlaceBelief.stepIndex(of: time)
+        // Most calls close nothing: they are answered without moving the belief out.
+        if let open = track.beliefOpenStep, open >= target { return }
         guard var belief = track.belief else {
             track.belief = PlaceBelief(at: time, lagSteps: Int(configuration.lag / PlaceBelief.step))
             return
         }
         track.belief = nil
-        let target = PlaceBelief.stepIndex(of: time)
         while belief.openStep < target {
             let heard = closeStep(&track, &belief, events: &events)
             // Steps with nothing heard only spread the belief: past a window of them, the rest
@@ -52,12 +54,13 @@ extension PresenceEngine {
             swap(&places, &stepPlaces)
         }
         var heard = false
+        var furthest: Int?
         let signal = configuration.choice == .signal
         forEachReading(track, here: here, at: end) { links, index, figure in
             let readings = links[index].stepReadings
             if readings > 0 { heard = true }
             let mean = signal && readings > 0 ? Double(links[index].stepLoss) / Double(readings) : nil
-            StepPlace.gather(&places, place: links[index].place, smoothed: figure, heard: mean, readings: readings, first: links[index].stepFirst, keep: hereNumber)
+            StepPlace.gather(&places, furthest: &furthest, place: links[index].place, smoothed: figure, heard: mean, readings: readings, first: links[index].stepFirst, keep: hereNumber)
         }
         for index in track.links.indices where track.links[index].stepReadings > 0 {
             track.links[index].stepReadings = 0
@@ -87,7 +90,7 @@ extension PresenceEngine {
             for slot in 1 ..< PlaceBelief.slots where belief.active[slot] > 0 {
                 let level = levels[slot]
                 let behind = loss[slot] == .infinity ? cap : min(cap, max(0, loss[slot] - nearest - level) + max(0, loss[slot] - awayLoss))
-                likelihoods[slot] = Float(exp(-weight * behind))
+                likelihoods[slot] = behind == 0 ? 1 : behind == cap ? stepModel.far : Float(exp(-weight * behind))
             }
         }
         belief.close(likelihoods, firstReading: places.reduce(Int64.max) { min($0, $1.first) }, stay: stay)
@@ -241,8 +244,10 @@ struct StepPlace: Sendable {
     /// Adds a reading of the place numbered `number` to `places`, which keeps the nearest
     /// `PlaceBelief.slots − 1` places only (never dropping `keep`'s): a place already kept takes
     /// it, a new one replaces the furthest kept if it is nearer. No sort and no search beyond
-    /// those few.
-    static func gather(_ places: inout [StepPlace], place number: Int32, smoothed: Double, heard: Double?, readings: Int32, first: Int64, keep: Int32) {
+    /// those few; `furthest` remembers which kept place is furthest (nil: not known) for the
+    /// next call, so that a venue where many nodes hear the user looks for it rarely.
+    static func gather(_ places: inout [StepPlace], furthest: inout Int?, place number: Int32, smoothed: Double, heard: Double?,
+                       readings: Int32, first: Int64, keep: Int32) {
         var place: StepPlace
         let kept = places.firstIndex { $0.place == number }
         if let kept {
@@ -256,14 +261,20 @@ struct StepPlace: Sendable {
         if readings > 0 { place.first = min(place.first, first) }
         if let kept {
             places[kept] = place
+            furthest = nil
         } else if places.count < PlaceBelief.slots - 1 {
             places.append(place)
+            furthest = nil
         } else {
-            var furthest: Int?
-            for index in places.indices where places[index].place != keep {
-                if furthest.map({ places[index].loss > places[$0].loss }) ?? true { furthest = index }
+            if furthest == nil {
+                for index in places.indices where places[index].place != keep {
+                    if furthest.map({ places[index].loss > places[$0].loss }) ?? true { furthest = index }
+                }
             }
-            if let furthest, number == keep || place.loss < places[furthest].loss { places[furthest] = place }
+            if let replaced = furthest, number == keep || place.loss < places[replaced].loss {
+                places[replaced] = place
+                furthest = nil
+            }
         }
     }
 }

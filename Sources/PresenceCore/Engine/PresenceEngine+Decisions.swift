@@ -272,8 +272,8 @@ extension PresenceEngine {
         if let candidate = track.candidate {
             earliest = min(earliest, TimeBounds.sum(candidate.dwellSince, candidate.dwell))
         }
-        if let belief = track.belief, !track.links.isEmpty {
-            earliest = min(earliest, TimeBounds.sum(belief.openStep * PlaceBelief.step, PlaceBelief.step))
+        if let openStep = track.beliefOpenStep, !track.links.isEmpty {
+            earliest = min(earliest, TimeBounds.sum(openStep * PlaceBelief.step, PlaceBelief.step))
         }
         for evidence in track.evidence where evidence.rate > 0 {
             let remaining = (evidence.threshold - evidence.amount) / evidence.rate * 1000
