@@ -6,7 +6,7 @@ enum EngineSettings {
     static let keys = [
         "absence-timeout", "stale-after", "decide", "switch-margin", "switch-dwell", "switch-evidence", "enter-dwell", "enter-sightings",
         "path-loss-exponent", "smoothing", "smoothing-time", "process-noise", "measurement-noise", "outlier-clamp", "node-down-hold", "lateness", "tick", "choose",
-        "lag", "stay-probability", "settle-probability", "step-weight", "away-distance", "dead-zone", "hold-margin",
+        "lag", "stay-probability", "settle-probability", "step-weight", "away-distance", "dead-zone", "hold-margin", "layout-weight",
     ]
 
     /// The default pipeline configuration with `overrides` applied, checked by the engine's own rules.
@@ -32,6 +32,7 @@ enum EngineSettings {
             case "away-distance": configuration.engine.awayDistance = try number(value, what: what)
             case "dead-zone": configuration.engine.deadZone = try number(value, what: what)
             case "hold-margin": configuration.engine.holdMargin = try number(value, what: what)
+            case "layout-weight": configuration.engine.layoutWeight = try number(value, what: what)
             case "enter-dwell": configuration.engine.enterDwell = try DurationText.milliseconds(value, what: what)
             case "enter-sightings":
                 guard let count = Int(value) else { throw ValueError("\(what) '\(value)' is not valid: expected a whole number") }
@@ -74,7 +75,7 @@ enum EngineSettings {
         case .evidence: "decide evidence (switch-margin \(engine.switchMargin) dB, switch-evidence \(engine.switchEvidence) dB·s)"
         case .hmm:
             "decide hmm (lag \(f(engine.lag)), stay-probability \(engine.stayProbability)/s, settle-probability \(engine.settleProbability), "
-                + "step-weight \(engine.stepWeight)/dB, away-distance \(engine.awayDistance) m, dead-zone \(engine.deadZone) dB, hold-margin \(engine.holdMargin) dB)"
+                + "step-weight \(engine.stepWeight)/dB, away-distance \(engine.awayDistance) m, dead-zone \(engine.deadZone) dB, hold-margin \(engine.holdMargin) dB, layout-weight \(engine.layoutWeight))"
         }
         return "choose \(engine.choice.rawValue), \(decision), absence-timeout \(f(engine.absenceTimeout)), stale-after \(f(engine.staleAfter)), "
             + "enter-dwell \(f(engine.enterDwell)), enter-sightings \(engine.enterSightings), "

@@ -34,6 +34,9 @@ public struct EngineOptions: ParsableArguments {
     @Option(help: "Beyond this distance (m, by the path-loss model) from every place, the user leans to being near none (--decide hmm).")
     public var awayDistance = 30.0
 
+    @Option(help: "How much the layout holds a user (--decide hmm): a place that fits every node's reading worse than the user's own, by the path-loss model, is less likely. Needs node coordinates; 0 leaves it out.")
+    public var layoutWeight = 0.25
+
     @Option(help: "How much nearer (dB) another beacon must be to win a move.")
     public var switchMargin = 4.0
 
@@ -104,6 +107,7 @@ public struct EngineOptions: ParsableArguments {
         engine.deadZone = deadZone
         engine.holdMargin = holdMargin
         engine.awayDistance = awayDistance
+        engine.layoutWeight = layoutWeight
         engine.jumpMargin = jumpMargin
         engine.jumpDwell = try DurationText.milliseconds(jumpDwell, what: "--jump-dwell")
         engine.enterDwell = try DurationText.milliseconds(enterDwell, what: "--enter-dwell")

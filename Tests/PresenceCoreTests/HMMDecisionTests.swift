@@ -14,6 +14,8 @@ import Testing
         var engine: PresenceEngine
         var emitted: [(event: PresenceEvent, at: Int64)] = []
         var random: RandomSource
+        /// Where each beacon and its node are along a line (x, m), when the venue's layout is known.
+        var layout: [String: Double] = [:]
 
         init(seed: UInt64 = 7, configure: (inout EngineConfiguration) -> Void = { _ in }) {
             var configuration = EngineConfiguration()
@@ -30,8 +32,11 @@ import Testing
                 if (time - start) % every == 0 {
                     for (offset, (beacon, value)) in rssi(time).sorted(by: { $0.key < $1.key }).enumerated() {
                         guard let value else { continue }
-                        engine.ingest(Observation(time: time + Int64(offset), user: "alice", device: "tag-1", beacon: beacon, venue: "expo",
-                                                  node: "node-\(beacon)", rssi: value + (random.uniform() * 2 - 1) * noise, tx: -59))
+                        let place = layout[beacon].map { Coordinates(x: $0, y: 0) }
+                        let link = ObservedLink(user: "alice", device: "tag-1", beacon: beacon, venue: "expo", node: "node-\(beacon)",
+                                                anchor: place, place: place)
+                        engine.ingest(Observation(time: time + Int64(offset), link: link, rssi: value + (random.uniform() * 2 - 1) * noise, tx: -59,
+                                                  txKnown: true))
                     }
                 }
                 for event in engine.advance(to: time) { emitted.append((event, time)) }
@@ -149,5 +154,29 @@ import Testing
         let first = try #require(walk.enters.first)
         let nearest = booths.min { abs($0.value - position(first.event.at)) < abs($1.value - position(first.event.at)) }?.key
         #expect(first.event.beacon == nearest, "entered \(first.event.beacon) at \(position(first.event.at)) m")
+    }
+
+    /// Five booths 5 m apart along an aisle, a node at each, the layout weighed: 30 s standing 1 m
+    /// from b, then 30 s by d. Every node's reading counts, and the places are still b, then d.
+    @Test(arguments: [UInt64(1), 2, 3])
+    func withTheLayoutWeighedTheRightBoothsWinAndAClearMoveComesSoon(seed: UInt64) throws {
+        let booths = ["a": 0.0, "b": 5.0, "c": 10.0, "d": 15.0, "e": 20.0]
+        var walk = Walk(seed: seed) { $0.layoutWeight = 0.5 }
+        walk.layout = booths
+        func heard(at x: Double) -> [String: Double?] {
+            booths.mapValues { Self.rssi(at: (($0 - x) * ($0 - x) + 1).squareRoot(), range: 30) }
+        }
+        walk.hear(from: 0, to: 30_000, noise: 2) { _ in heard(at: 5) }
+        walk.hear(from: 30_000, to: 60_000, noise: 2) { _ in heard(at: 15) }
+        #expect(walk.emitted.map { "\($0.event.kind) \($0.event.beacon)" } == ["enter b", "exit b", "enter d"])
+        let moved = try #require(walk.enters.last)
+        #expect(moved.at - 30_000 <= 4_000, "the move decided \(moved.at - 30_000) ms after it happened")
+    }
+
+    @Test func withTheLayoutWeighedTwoBeaconsTenDecibelsApartNeverSwitch() {
+        var walk = Walk(seed: 42) { $0.layoutWeight = 0.5 }
+        walk.layout = ["a": 0, "b": 6, "c": 12]
+        walk.hear(from: 0, to: 1_800_000, every: 1_000, noise: 4) { _ in ["a": -60, "b": -70, "c": -76] }
+        #expect(walk.emitted.map { "\($0.event.kind) \($0.event.beacon)" } == ["enter a"])
     }
 }

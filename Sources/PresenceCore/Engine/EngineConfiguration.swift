@@ -64,6 +64,13 @@ public struct EngineConfiguration: Sendable, Equatable {
     /// Beyond this distance (m, by the path-loss model) from the nearest place, the `hmm`
     /// decision leans to "away": near no place.
     public var awayDistance: Double = 30
+    /// How much the venue's layout holds a user in each step of the `hmm` decision
+    /// (`--layout-weight`, per unit of misfit): each place is also scored by how well every
+    /// node's reading fits the path-loss model were the user at that place, so that nodes beside
+    /// and behind it count too, not only its own, and one that fits worse than the user's own
+    /// place is less likely (`LayoutFit`). It needs node coordinates, and beacon coordinates or
+    /// nodes anchored at the beacon; 0 leaves it out.
+    public var layoutWeight: Double = 0.25
     /// The most one second adds to a challenger's evidence, dB: a current beacon no longer heard
     /// counts as this far behind. The `hmm` decision counts no place as more than this further
     /// than the nearest (its heavy tail).
@@ -118,6 +125,7 @@ public struct EngineConfiguration: Sendable, Equatable {
         guard stepWeight > 0, stepWeight <= 10 else { throw ValueError("step-weight \(stepWeight) is not valid: expected more than 0, at most 10") }
         guard deadZone >= 0, deadZone.isFinite else { throw ValueError("dead-zone \(deadZone) dB is not valid: expected 0 or more") }
         guard holdMargin >= 0, holdMargin.isFinite else { throw ValueError("hold-margin \(holdMargin) dB is not valid: expected 0 or more") }
+        guard layoutWeight >= 0, layoutWeight <= 10 else { throw ValueError("layout-weight \(layoutWeight) is not valid: expected 0 to 10") }
         guard awayDistance > 0, awayDistance.isFinite else { throw ValueError("away-distance \(awayDistance) m is not valid: expected more than 0") }
         guard enterDwell >= 0 else { throw ValueError("enter-dwell \(enterDwell) ms is not valid: expected 0 or more") }
         guard enterSightings >= 1 else { throw ValueError("enter-sightings \(enterSightings) is not valid: expected 1 or more") }

@@ -56,11 +56,19 @@ extension PresenceEngine {
         var heard = false
         var furthest: Int?
         let signal = configuration.choice == .signal
+        let layout = configuration.layoutWeight > 0
+        var fit = LayoutFit()
+        swap(&fit, &layoutFit)
+        defer { swap(&fit, &layoutFit) }
+        fit.begin()
         forEachReading(track, here: here, at: end) { links, index, figure in
             let readings = links[index].stepReadings
             if readings > 0 { heard = true }
             let mean = signal && readings > 0 ? Double(links[index].stepLoss) / Double(readings) : nil
             StepPlace.gather(&places, furthest: &furthest, place: links[index].place, smoothed: figure, heard: mean, readings: readings, first: links[index].stepFirst, keep: hereNumber)
+            if layout, let anchor = links[index].observed.anchor {
+                fit.add(node: anchor, loss: figure, place: links[index].place, at: links[index].observed.place ?? anchor)
+            }
         }
         for index in track.links.indices where track.links[index].stepReadings > 0 {
             track.links[index].stepReadings = 0
@@ -93,9 +101,28 @@ extension PresenceEngine {
                 likelihoods[slot] = behind == 0 ? 1 : behind == cap ? stepModel.far : Float(exp(-weight * behind))
             }
         }
+        if heard, layout, fit.isUsable { weighLayout(&likelihoods, &fit, belief, hold: hold) }
         belief.close(likelihoods, firstReading: places.reduce(Int64.max) { min($0, $1.first) }, stay: stay)
         decide(&track, belief, stay: stay, at: end, events: &events)
         return heard
+    }
+
+    /// Weighs each place's likelihood by how much worse the step's readings fit the layout were the
+    /// user there (`LayoutFit`) than at the user's own place `hold` (for someone at no place, or
+    /// whose place has no position, the place that fits best). The layout only holds: it keeps out
+    /// a challenger that fits worse and never pushes one that fits better, which the readings of
+    /// its own nodes must win as before (a body turned away from half the nodes looks like a step
+    /// sideways). A place with no position counts as heard far away.
+    private func weighLayout(_ likelihoods: inout PlaceBelief.Vector, _ fit: inout LayoutFit, _ belief: PlaceBelief, hold: Int?) {
+        var misfits = SIMD8<Double>(repeating: .infinity)
+        for slot in 1 ..< PlaceBelief.slots where belief.active[slot] > 0 {
+            misfits[slot] = fit.misfit(of: belief.places[slot], exponent: configuration.pathLossExponent) ?? .infinity
+        }
+        let best = hold.map { misfits[$0] }.flatMap { $0.isFinite ? $0 : nil } ?? misfits.min()
+        guard best.isFinite else { return }
+        for slot in 1 ..< PlaceBelief.slots where belief.active[slot] > 0 {
+            likelihoods[slot] *= misfits[slot].isFinite ? Float(exp(-configuration.layoutWeight * max(0, misfits[slot] - best))) : stepModel.far
+        }
     }
 
     /// The beacons' own margins and adjacency, as the `hmm` decision weighs them: a margin above

@@ -41,6 +41,8 @@ public struct PresenceEngine: Sendable {
     var smoothedWindow: [PlaceBelief.Vector] = []
     /// The places one step of the `hmm` decision weighs, kept to reuse its storage.
     var stepPlaces: [StepPlace] = []
+    /// The `hmm` decision's layout term for one step, kept to reuse its storage.
+    var layoutFit = LayoutFit()
     /// The beacons the `hmm` decision has met, by number.
     var placeNumbers = PlaceNumbers()
     /// The `hmm` decision's figures that follow from the configuration alone.

@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `hmm` decision's layout term (`EngineConfiguration.layoutWeight`): how badly the readings
+/// of one step fit the path-loss model were the user at a place. Every node with coordinates
+/// counts, not only the place's own: a user at a booth is heard loud there, less at the next
+/// booth, faint across the hall. The tag's power is unknown, so each place is fitted with the
+/// offset that its median reading gives; the misfit is heavy-tailed (Cauchy), so a node behind a
+/// body costs a little, not everything. Storage is kept between steps: a step allocates nothing
+/// once it has grown to the venue's size.
+struct LayoutFit: Sendable {
+    /// Below this distance a node counts as this far (m): a tag is carried, not held to the node.
+    static let nearest = 1.0
+    /// The noise of one reading about the model, dB (the Cauchy scale).
+    static let spread = 4.0
+    /// Fewer readings than this fit any place about as well: the term is left out.
+    static let fewestReadings = 3
+
+    private struct Reading: Sendable {
+        var x: Double
+        var y: Double
+        var loss: Double
+    }
+
+    private struct Position: Sendable {
+        var place: Int32
+        var x: Double
+        var y: Double
+    }
+
+    private var readings: [Reading] = []
+    /// Where each place may be: its beacon's coordinates, else those of each node anchored at it.
+    private var positions: [Position] = []
+    private var residuals: [Double] = []
+
+    /// Forgets the last step's readings.
+    mutating func begin() {
+        readings.removeAll(keepingCapacity: true)
+        positions.removeAll(keepingCapacity: true)
+    }
+
+    /// A reading of path loss `loss` by a node at `node`, of the place numbered `place`, which is
+    /// at `position` (its beacon's coordinates, or the node's own).
+    mutating func add(node: Coordinates, loss: Double, place: Int32, at position: Coordinates) {
+        guard loss.isFinite else { return }
+        readings.append(Reading(x: node.x, y: node.y, loss: loss))
+        if !positions.contains(where: { $0.place == place && $0.x == position.x && $0.y == position.y }) {
+            positions.append(Position(place: place, x: position.x, y: position.y))
+        }
+    }
+
+    /// Whether the step has enough readings to tell places apart by their layout.
+    var isUsable: Bool { readings.count >= Self.fewestReadings }
+
+    /// How badly the step's readings fit the model were the user at the place numbered `place`
+    /// (at its best position), with path-loss exponent `exponent`; nil when the place has no
+    /// position. 0 is a perfect fit; each reading adds log(1 + (residual / spread)²).
+    mutating func misfit(of place: Int32, exponent: Double) -> Double? {
+        var best: Double?
+        for position in positions where position.place == place {
+            residuals.removeAll(keepingCapacity: true)
+            for reading in readings {
+                let dx = reading.x - position.x, dy = reading.y - position.y
+                let distance = max(Self.nearest, (dx * dx + dy * dy).squareRoot())
+                residuals.append(reading.loss - 10 * exponent * log10(distance))
+            }
+            Self.sortInPlace(&residuals)
+            let offset = residuals[residuals.count / 2]
+            var total = 0.0
+            for residual in residuals {
+                let scaled = (residual - offset) / Self.spread
+                total += log1p(scaled * scaled)
+            }
+            best = min(best ?? .infinity, total)
+        }
+        return best
+    }
+
+    /// An insertion sort: a step's readings are few, and it needs no storage.
+    private static func sortInPlace(_ values: inout [Double]) {
+        guard values.count > 1 else { return }
+        for index in 1 ..< values.count {
+            let value = values[index]
+            var hole = index
+            while hole > 0, values[hole - 1] > value {
+                values[hole] = values[hole - 1]
+                hole -= 1
+            }
+            values[hole] = value
+        }
+    }
+}

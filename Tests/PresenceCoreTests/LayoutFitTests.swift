@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import PresenceCore
+
+/// The `hmm` decision's layout term on its own: how well a step's readings fit each place.
+@Suite struct LayoutFitTests {
+    /// Nodes every 5 m along a line, each at a place numbered 1…6; readings from the path-loss
+    /// model (n = 2) for a user 1 m from `place`, a tag `power` dB hotter than assumed, and
+    /// `blocked` dB more loss at the node of place `shadowed`.
+    private static func fit(userAt place: Int32, power: Double = 0, shadowed: Int32 = 0, blocked: Double = 0) -> LayoutFit {
+        var fit = LayoutFit()
+        fit.begin()
+        let user = 5 * Double(place - 1)
+        for node in Int32(1) ... 6 {
+            let x = 5 * Double(node - 1)
+            let distance = ((x - user) * (x - user) + 1).squareRoot()
+            let loss = 20 * log10(distance) - power + (node == shadowed ? blocked : 0)
+            fit.add(node: Coordinates(x: x, y: 0), loss: loss, place: node, at: Coordinates(x: x, y: 0))
+        }
+        return fit
+    }
+
+    @Test(arguments: [Int32(1), 2, 3, 4, 5, 6])
+    func thePlaceTheUserIsAtFitsBestWhateverTheTagsPower(place: Int32) throws {
+        var fit = Self.fit(userAt: place, power: 7)
+        #expect(fit.isUsable)
+        var misfits: [Double] = []
+        for candidate in Int32(1) ... 6 {
+            let misfit = fit.misfit(of: candidate, exponent: 2)
+            misfits.append(try #require(misfit))
+        }
+        let best = try #require(misfits.indices.min { misfits[$0] < misfits[$1] })
+        #expect(best == Int(place) - 1, "misfits \(misfits)")
+        #expect(misfits[best] < 0.1, "a model reading fits almost perfectly: \(misfits[best])")
+    }
+
+    @Test func aBodyInFrontOfOneNodeCostsLittle() throws {
+        var clear = Self.fit(userAt: 3)
+        var shadowed = Self.fit(userAt: 3, shadowed: 4, blocked: 10)
+        let three = shadowed.misfit(of: 3, exponent: 2), four = shadowed.misfit(of: 4, exponent: 2), unshadowed = clear.misfit(of: 3, exponent: 2)
+        let atThree = try #require(three)
+        let atFour = try #require(four)
+        #expect(atThree < atFour, "the shadowed neighbour does not win: \(atThree) against \(atFour)")
+        #expect(atThree < 2.5, "one 10 dB outlier costs log(1 + 6.25), not its square: \(atThree)")
+        #expect(try #require(unshadowed) < atThree)
+    }
+
+    @Test func aPlaceWithoutPositionOrTooFewReadingsIsLeftOut() {
+        var fit = LayoutFit()
+        fit.begin()
+        fit.add(node: Coordinates(x: 0, y: 0), loss: 10, place: 1, at: Coordinates(x: 0, y: 0))
+        fit.add(node: Coordinates(x: 5, y: 0), loss: 20, place: 2, at: Coordinates(x: 5, y: 0))
+        #expect(!fit.isUsable, "two readings fit any place about as well")
+        fit.add(node: Coordinates(x: 10, y: 0), loss: .infinity, place: 3, at: Coordinates(x: 10, y: 0))
+        #expect(!fit.isUsable, "a reading that is not a number is not kept")
+        fit.add(node: Coordinates(x: 10, y: 0), loss: 25, place: 3, at: Coordinates(x: 10, y: 0))
+        #expect(fit.isUsable)
+        let unknown = fit.misfit(of: 9, exponent: 2)
+        #expect(unknown == nil)
+        fit.begin()
+        #expect(!fit.isUsable, "a new step forgets the last one's readings")
+    }
+}
