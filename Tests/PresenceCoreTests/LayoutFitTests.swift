@@ -60,4 +60,32 @@ import Testing
         fit.begin()
         #expect(!fit.isUsable, "a new step forgets the last one's readings")
     }
+
+    /// Three nodes on each of two floors, one above the other; the user by the first node of
+    /// floor 0, heard 15 dB fainter through the floor above. Each place is fitted to its own
+    /// floor's nodes only, and a floor with too few readings leaves its places unfitted.
+    @Test func aPlaceIsFittedToTheNodesOnItsOwnFloor() throws {
+        var fit = LayoutFit()
+        fit.begin()
+        for floor in 0 ... 1 {
+            for index in 0 ..< 3 {
+                let x = 5 * Double(index)
+                let at = Coordinates(x: x, y: 0, floor: floor)
+                let loss = 20 * log10(max(1, x)) + (floor == 1 ? 15 : 0)
+                fit.add(node: at, loss: loss, place: Int32(1 + 3 * floor + index), at: at)
+            }
+        }
+        let below = fit.misfit(of: 1, exponent: 2), beside = fit.misfit(of: 3, exponent: 2)
+        #expect(try #require(below) < 0.01, "the floor above's fainter readings are not this floor's")
+        #expect(try #require(below) < (try #require(beside)))
+        fit.begin()
+        for index in 0 ..< 3 {
+            let at = Coordinates(x: 5 * Double(index), y: 0, floor: 0)
+            fit.add(node: at, loss: 20 * log10(max(1, 5 * Double(index))), place: Int32(1 + index), at: at)
+        }
+        let upstairs = Coordinates(x: 0, y: 0, floor: 1)
+        fit.add(node: upstairs, loss: 15, place: 4, at: upstairs)
+        let unfitted = fit.misfit(of: 4, exponent: 2)
+        #expect(unfitted == nil, "one reading on its floor fits nothing")
+    }
 }

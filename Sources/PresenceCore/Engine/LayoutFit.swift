@@ -11,8 +11,9 @@ import Darwin
 /// counts, not only the place's own: a user at a booth is heard loud there, less at the next
 /// booth, faint across the hall. The tag's power is unknown, so each place is fitted with the
 /// offset that its median reading gives; the misfit is heavy-tailed (Cauchy), so a node behind a
-/// body costs a little, not everything. Storage is kept between steps: a step allocates nothing
-/// once it has grown to the venue's size.
+/// body costs a little, not everything. A place is fitted to the readings of nodes on its own
+/// floor only: a floor between them adds a loss the model does not know. Storage is kept between
+/// steps: a step allocates nothing once it has grown to the venue's size.
 struct LayoutFit: Sendable {
     /// Below this distance a node counts as this far (m): a tag is carried, not held to the node.
     static let nearest = 1.0
@@ -22,15 +23,13 @@ struct LayoutFit: Sendable {
     static let fewestReadings = 3
 
     private struct Reading: Sendable {
-        var x: Double
-        var y: Double
+        var at: Coordinates
         var loss: Double
     }
 
     private struct Position: Sendable {
         var place: Int32
-        var x: Double
-        var y: Double
+        var at: Coordinates
     }
 
     private var readings: [Reading] = []
@@ -48,9 +47,9 @@ struct LayoutFit: Sendable {
     /// at `position` (its beacon's coordinates, or the node's own).
     mutating func add(node: Coordinates, loss: Double, place: Int32, at position: Coordinates) {
         guard loss.isFinite else { return }
-        readings.append(Reading(x: node.x, y: node.y, loss: loss))
-        if !positions.contains(where: { $0.place == place && $0.x == position.x && $0.y == position.y }) {
-            positions.append(Position(place: place, x: position.x, y: position.y))
+        readings.append(Reading(at: node, loss: loss))
+        if !positions.contains(where: { $0.place == place && $0.at == position }) {
+            positions.append(Position(place: place, at: position))
         }
     }
 
@@ -59,16 +58,18 @@ struct LayoutFit: Sendable {
 
     /// How badly the step's readings fit the model were the user at the place numbered `place`
     /// (at its best position), with path-loss exponent `exponent`; nil when the place has no
-    /// position. 0 is a perfect fit; each reading adds log(1 + (residual / spread)²).
+    /// position with enough readings on its floor. 0 is a perfect fit; each reading adds
+    /// log(1 + (residual / spread)²).
     mutating func misfit(of place: Int32, exponent: Double) -> Double? {
         var best: Double?
         for position in positions where position.place == place {
             residuals.removeAll(keepingCapacity: true)
-            for reading in readings {
-                let dx = reading.x - position.x, dy = reading.y - position.y
+            for reading in readings where reading.at.floor == position.at.floor {
+                let dx = reading.at.x - position.at.x, dy = reading.at.y - position.at.y
                 let distance = max(Self.nearest, (dx * dx + dy * dy).squareRoot())
                 residuals.append(reading.loss - 10 * exponent * log10(distance))
             }
+            guard residuals.count >= Self.fewestReadings else { continue }
             Self.sortInPlace(&residuals)
             let offset = residuals[residuals.count / 2]
             var total = 0.0

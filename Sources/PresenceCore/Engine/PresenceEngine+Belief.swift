@@ -112,7 +112,8 @@ extension PresenceEngine {
     /// whose place has no position, the place that fits best). The layout only holds: it keeps out
     /// a challenger that fits worse and never pushes one that fits better, which the readings of
     /// its own nodes must win as before (a body turned away from half the nodes looks like a step
-    /// sideways). A place with no position counts as heard far away.
+    /// sideways). A place the layout cannot fit (no position, or too few readings on its floor) is
+    /// left as its own nodes put it.
     private func weighLayout(_ likelihoods: inout PlaceBelief.Vector, _ fit: inout LayoutFit, _ belief: PlaceBelief, hold: Int?) {
         var misfits = SIMD8<Double>(repeating: .infinity)
         for slot in 1 ..< PlaceBelief.slots where belief.active[slot] > 0 {
@@ -121,7 +122,8 @@ extension PresenceEngine {
         let best = hold.map { misfits[$0] }.flatMap { $0.isFinite ? $0 : nil } ?? misfits.min()
         guard best.isFinite else { return }
         for slot in 1 ..< PlaceBelief.slots where belief.active[slot] > 0 {
-            likelihoods[slot] *= misfits[slot].isFinite ? Float(exp(-configuration.layoutWeight * max(0, misfits[slot] - best))) : stepModel.far
+            guard misfits[slot].isFinite else { continue }
+            likelihoods[slot] *= Float(exp(-configuration.layoutWeight * max(0, misfits[slot] - best)))
         }
     }
 
