@@ -119,11 +119,11 @@ extension PresenceEngine {
         for slot in 1 ..< PlaceBelief.slots where belief.active[slot] > 0 {
             misfits[slot] = fit.misfit(of: belief.places[slot], exponent: configuration.pathLossExponent) ?? .infinity
         }
-        let best = hold.map { misfits[$0] }.flatMap { $0.isFinite ? $0 : nil } ?? misfits.min()
-        guard best.isFinite else { return }
-        for slot in 1 ..< PlaceBelief.slots where belief.active[slot] > 0 {
-            guard misfits[slot].isFinite else { continue }
-            likelihoods[slot] *= Float(exp(-configuration.layoutWeight * max(0, misfits[slot] - best)))
+        let own = hold.map { misfits[$0] } ?? .infinity
+        let reference = own.isFinite ? own : misfits.min()
+        guard reference.isFinite else { return }
+        for slot in 1 ..< PlaceBelief.slots where misfits[slot] > reference && misfits[slot].isFinite {
+            likelihoods[slot] *= Float(exp(-configuration.layoutWeight * (misfits[slot] - reference)))
         }
     }
 
