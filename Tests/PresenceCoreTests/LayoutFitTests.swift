@@ -88,4 +88,28 @@ import Testing
         let unfitted = fit.misfit(of: 4, exponent: 2)
         #expect(unfitted == nil, "one reading on its floor fits nothing")
     }
+
+    /// The misfit is its definition: residuals about the model, offset by their median, each
+    /// adding log(1 + (residual / spread)²); residuals far beyond any radio's (1e30 and 1e100
+    /// dB, whose costs' product overflows a double) are summed without overflow.
+    @Test(arguments: [0.0, 3_000.0, 1e30, 1e100])
+    func theMisfitIsTheSumOfEachReadingsCauchyCost(outlier: Double) throws {
+        var fit = LayoutFit()
+        fit.begin()
+        let nodes = (0 ..< 23).map { Coordinates(x: Double($0 % 5) * 4, y: Double($0 / 5) * 3) }
+        let place = Coordinates(x: 6, y: 4)
+        var residuals: [Double] = []
+        for (index, node) in nodes.enumerated() {
+            let loss = Double((index * 37) % 29) + (index.isMultiple(of: 4) ? outlier : 0)
+            fit.add(node: node, loss: loss, place: 1, at: place)
+            let distance = max(LayoutFit.nearest, ((node.x - place.x) * (node.x - place.x) + (node.y - place.y) * (node.y - place.y)).squareRoot())
+            residuals.append(loss - 27 * log10(distance))
+        }
+        let median = residuals.sorted()[residuals.count / 2]
+        let expected = residuals.reduce(0.0) { $0 + log1p(pow(($1 - median) / LayoutFit.spread, 2)) }
+        let found = fit.misfit(of: 1, exponent: 2.7)
+        let misfit = try #require(found)
+        #expect(misfit.isFinite)
+        #expect(abs(misfit - expected) <= 1e-9 * expected, "\(misfit) against \(expected)")
+    }
 }

@@ -72,12 +72,25 @@ struct LayoutFit: Sendable {
             guard residuals.count >= Self.fewestReadings else { continue }
             Self.sortInPlace(&residuals)
             let offset = residuals[residuals.count / 2]
+            // Σ log(1 + x²) as the log of a product: one logarithm per position, not one per
+            // reading. The product stays below 1e300: it is folded into the sum past 1e200, and
+            // a cost past 1e100 (no radio's) goes to the sum alone.
             var total = 0.0
+            var product = 1.0
             for residual in residuals {
                 let scaled = (residual - offset) / Self.spread
-                total += log1p(scaled * scaled)
+                let cost = 1 + scaled * scaled
+                if cost > 1e100 {
+                    total += log(cost)
+                    continue
+                }
+                product *= cost
+                if product > 1e200 {
+                    total += log(product)
+                    product = 1
+                }
             }
-            best = min(best ?? .infinity, total)
+            best = min(best ?? .infinity, total + log(product))
         }
         return best
     }
