@@ -156,6 +156,22 @@ import Testing
         #expect(first.event.beacon == nearest, "entered \(first.event.beacon) at \(position(first.event.at)) m")
     }
 
+    /// Someone comes in and stands 2 m from booth b, 4 m from a. The nodes report in turn, a's
+    /// first: for half a second only a is heard. A node not yet heard from is not one that does
+    /// not hear them, so a's head start does not settle the enter.
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5])
+    func theFirstNodeHeardGivesItsBoothNoHeadStart(seed: UInt64) throws {
+        let booths = ["a": 0.0, "b": 6.0]
+        func heard(_ beacons: [String]) -> [String: Double?] {
+            Dictionary(uniqueKeysWithValues: beacons.map { ($0, Self.rssi(at: ((booths[$0]! - 4) * (booths[$0]! - 4) + 1).squareRoot())) })
+        }
+        var walk = Walk(seed: seed)
+        walk.hear(from: 10_000, to: 10_600, every: 1_000, noise: 1) { _ in heard(["a"]) }
+        walk.hear(from: 10_600, to: 40_600, every: 1_000, noise: 1) { _ in heard(["a", "b"]) }
+        let first = try #require(walk.enters.first)
+        #expect(first.event.beacon == "b", "entered \(first.event.beacon) first: \(walk.emitted.map { "\($0.event.kind) \($0.event.beacon)" })")
+    }
+
     /// Five booths 5 m apart along an aisle, a node at each, the layout weighed: 30 s standing 1 m
     /// from b, then 30 s by d. Every node's reading counts, and the places are still b, then d.
     @Test(arguments: [UInt64(1), 2, 3])

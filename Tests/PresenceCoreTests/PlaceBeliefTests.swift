@@ -12,8 +12,8 @@ import Testing
     /// a then b: the step where b's evidence begins is more b once the next steps agree.
     @Test func laterEvidenceCorrectsAnEarlierStep() throws {
         var belief = PlaceBelief(at: 0, lagSteps: 4)
-        let a = belief.claimSlot(for: 1, keep: 0, farLikelihood: 0.01, stay: 0.98)
-        let b = belief.claimSlot(for: 2, keep: 0, farLikelihood: 0.01, stay: 0.98)
+        let a = belief.claimSlot(for: 1, keep: 0, pastLikelihood: 0.01, stay: 0.98)
+        let b = belief.claimSlot(for: 2, keep: 0, pastLikelihood: 0.01, stay: 0.98)
         #expect(a != b && a > 0 && b > 0)
         func evidence(_ place: Int) -> PlaceBelief.Vector {
             var likelihoods = PlaceBelief.Vector(repeating: 0.05)
@@ -35,8 +35,8 @@ import Testing
 
     @Test func aReleasedSlotGivesItsProbabilityToTheOthers() {
         var belief = PlaceBelief(at: 0, lagSteps: 2)
-        let a = belief.claimSlot(for: 1, keep: 0, farLikelihood: 0.01, stay: 0.9)
-        let b = belief.claimSlot(for: 2, keep: 0, farLikelihood: 0.01, stay: 0.9)
+        let a = belief.claimSlot(for: 1, keep: 0, pastLikelihood: 0.01, stay: 0.9)
+        let b = belief.claimSlot(for: 2, keep: 0, pastLikelihood: 0.01, stay: 0.9)
         for _ in 0 ..< 5 {
             var likelihoods = PlaceBelief.Vector(repeating: 0.5)
             likelihoods[b] = 1
@@ -46,7 +46,7 @@ import Testing
         let after = belief.filtered(stay: 0.9)
         #expect(after[b] == 0 && belief.slot(of: 2) == nil)
         #expect(abs(after.sum() - 1) < 1e-4 && after[a] > 0)
-        #expect(belief.claimSlot(for: 3, keep: 0, farLikelihood: 0.01, stay: 0.9) == b, "the free slot is taken again")
+        #expect(belief.claimSlot(for: 3, keep: 0, pastLikelihood: 0.01, stay: 0.9) == b, "the free slot is taken again")
     }
 
     @Test func placesAreNumberedOnceInTheOrderMet() {

@@ -59,9 +59,9 @@ struct PlaceBelief: Sendable {
     }
 
     /// The slot of the place numbered `place`, given one if it has none: a free slot, or the one
-    /// whose place is least likely now (never `keep`'s; 0: none to keep). A new place starts with no probability and, for the window's
-    /// past steps, the evidence of a place heard far away (`farLikelihood`).
-    mutating func claimSlot(for place: Int32, keep: Int32, farLikelihood: Float, stay: Float) -> Int {
+    /// whose place is least likely now (never `keep`'s; 0: none to keep). A new place starts with
+    /// no probability and, for the window's past steps, the likelihood `pastLikelihood`.
+    mutating func claimSlot(for place: Int32, keep: Int32, pastLikelihood: Float, stay: Float) -> Int {
         if let existing = slot(of: place) { return existing }
         var chosen = -1
         for index in 1 ..< Self.slots where places[index] == 0 {
@@ -79,7 +79,7 @@ struct PlaceBelief: Sendable {
         release(chosen)
         places[chosen] = place
         active[chosen] = 1
-        for step in evidence.indices { evidence[step][chosen] = farLikelihood }
+        for step in evidence.indices { evidence[step][chosen] = pastLikelihood }
         return chosen
     }
 

@@ -78,9 +78,15 @@ extension PresenceEngine {
         for slot in 1 ..< PlaceBelief.slots where belief.places[slot] != 0 && belief.places[slot] != hereNumber {
             if !places.contains(where: { $0.place == belief.places[slot] }) { belief.release(slot) }
         }
+        // A place new to the belief, for the steps before it was heard: for someone at a place,
+        // as if heard far away (a passing reading does not rewrite where they were); for someone
+        // at none, nothing against it. Someone arriving is heard by the nodes in turn, as each
+        // reports, and a node not yet heard from is not one that does not hear them: the first
+        // to report would otherwise win the enter.
+        let pastLikelihood = track.presence == nil ? 1 : stepModel.far
         var loss = SIMD8<Double>(repeating: .infinity)
         for place in places {
-            let slot = belief.claimSlot(for: place.place, keep: hereNumber, farLikelihood: stepModel.far, stay: stay)
+            let slot = belief.claimSlot(for: place.place, keep: hereNumber, pastLikelihood: pastLikelihood, stay: stay)
             loss[slot] = place.loss
             belief.countSightings(slot, place.readings)
             if place.readings > 0 { belief.heard(slot, at: place.first) }
