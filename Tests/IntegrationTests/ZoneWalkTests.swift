@@ -91,10 +91,12 @@ extension EndToEndTests {
             ])
             #expect(walk(of: "bob") == ["enter zone floor-2", "enter zone hall-b", "enter booth-12", "exit booth-12 timeout",
                                         "exit zone hall-b timeout", "exit zone floor-2 timeout"])
-            // Her retained state's distance follows her away from desk 2.
+            // Her retained state's distance follows her away from desk 2. Her reading there jumps
+            // 26 dB, and a quick move may be published while the smoothed reading still climbs to
+            // it (a distance a little shorter next): from the nearest she is shown, it only grows.
             let distances = bus.objects(on: h.topics.userState("alice")).filter { $0["beacon"] as? String == "desk-2" }.compactMap { $0["distance"] as? Double }
-            #expect(Set(distances).count >= 3 && (distances.last ?? 0) > 1.5 * (distances.first ?? .infinity) && distances == distances.sorted(),
-                    "\(distances)")
+            let away = distances.firstIndex(of: distances.min() ?? 0).map { Array(distances[$0...]) } ?? []
+            #expect(Set(away).count >= 3 && (away.last ?? 0) > 1.5 * (away.first ?? .infinity) && away == away.sorted(), "\(distances)")
             let zoneEvents = bus.objects(on: zoneTopic)
             let bobExits = zoneEvents.filter { $0["user"] as? String == "bob" && $0["event"] as? String == "exit" }
             #expect(bobExits.allSatisfy { ($0["at"] as? Int).map(Int64.init) == lastHeard[Self.bob] }, "bob's zones end at his last sighting")
