@@ -1,3 +1,5 @@
+import Foundation
+
 /// The value after `flag` in a benchmark's arguments (`--runs 3`), or nil when the flag is absent
 /// or last.
 func benchArgument(_ arguments: [String], _ flag: String) -> String? {
@@ -25,4 +27,9 @@ struct BenchDigest {
             bits >>= 8
         }
     }
+}
+
+/// Writes `message` and a newline to standard error.
+func warn(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
 }

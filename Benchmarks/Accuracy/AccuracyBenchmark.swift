@@ -99,8 +99,4 @@ enum AccuracyBenchmark {
         let (whole, fraction) = duration.components
         return ResultTable.format(Double(whole) + Double(fraction) / 1e18, decimals: 1)
     }
-
-    private static func warn(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-    }
 }

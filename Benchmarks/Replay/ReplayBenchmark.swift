@@ -28,32 +28,38 @@ struct EventTally {
 /// health is watched as the live aggregator watches it (its cost on every sighting).
 enum ReplayBenchmark {
     static func main(_ arguments: [String]) {
-        if arguments.contains("--help") {
-            print("presence-bench replay [--people N] [--minutes M] [--runs R] [--write PATH] [--health]   (defaults 60 people, 60 minutes, 3 runs)")
-            return
+        let options: ReplayOptions
+        let pipeline: PresencePipeline.Configuration
+        do {
+            guard let parsed = try ReplayOptions.parse(arguments) else {
+                print(ReplayOptions.usage)
+                return
+            }
+            options = parsed
+            pipeline = try EngineSettings.configuration(parsed.overrides)
+        } catch {
+            warn(error.message)
+            exit(64)
         }
-        let people = benchArgument(arguments, "--people").flatMap { Int($0) } ?? 60
-        let minutes = benchArgument(arguments, "--minutes").flatMap { Int($0) } ?? 60
-        let runs = benchArgument(arguments, "--runs").flatMap { Int($0) } ?? 3
-        var (lines, registry, observations) = record(people: people, minutes: minutes)
-        if let count = benchArgument(arguments, "--shards").flatMap(Int.init), let shards = try? Shards(count: count) {
+        var (lines, registry, observations) = record(people: options.people, minutes: options.minutes)
+        if let shards = options.shards {
             lines = split(lines, into: shards)
             registry.shards = shards
         }
-        let ticks = arguments.contains("--ticks")
         let bytes = lines.reduce(0) { $0 + $1.count }
-        print("recording: \(lines.count) lines, \(observations) sightings, \(bytes / 1_000_000) MB (\(people) people, \(minutes) min, 24 nodes)")
-        if let index = arguments.firstIndex(of: "--write"), index + 1 < arguments.count {
-            write(lines, registry: registry, to: arguments[index + 1])
+        print("recording: \(lines.count) lines, \(observations) sightings, \(bytes / 1_000_000) MB (\(options.people) people, \(options.minutes) min, 24 nodes)")
+        if let path = options.write {
+            write(lines, registry: registry, to: path)
             return
         }
         var rates: [Double] = []
-        for run in 1 ... runs {
+        for run in 1 ... options.runs {
             let started = monotonicNanoseconds()
             var core: AggregatorCore?
             var configuration = AggregatorCore.Configuration()
+            configuration.pipeline = pipeline
             configuration.catchUp = false
-            if arguments.contains("--health") { configuration.health = FleetHealth.Configuration() }
+            if options.health { configuration.health = FleetHealth.Configuration() }
             var events = EventTally()
             var last: Int64 = 0
             for line in lines {
@@ -64,7 +70,7 @@ enum ReplayBenchmark {
                         events.add(started.resume(at: arrival.received))
                         core = started
                     }
-                    if ticks, arrival.received >= last + 100 { events.add(core?.tick(at: arrival.received) ?? []) }
+                    if options.ticks, arrival.received >= last + 100 { events.add(core?.tick(at: arrival.received) ?? []) }
                     last = arrival.received
                     events.add(core?.receive(topic: arrival.topic, payload: raw, at: arrival.received) ?? [])
                 }
