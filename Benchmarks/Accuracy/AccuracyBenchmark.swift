@@ -7,19 +7,8 @@ enum AccuracyBenchmark {
     /// Runs the benchmark; exits 64 on bad arguments, 1 when a self-check fails or a scenario
     /// could not be scored (its data missing).
     static func main(_ arguments: [String]) {
-        let options: AccuracyOptions
-        let configuration: PresencePipeline.Configuration
-        do {
-            guard let parsed = try AccuracyOptions.parse(arguments) else {
-                print(AccuracyOptions.usage)
-                return
-            }
-            options = parsed
-            configuration = try EngineSettings.configuration(parsed.overrides)
-        } catch {
-            warn(error.message)
-            exit(64)
-        }
+        guard let command = AccuracyOptions.read(arguments) else { return }
+        let (options, configuration) = command
 
         let clock = ContinuousClock()
         let began = clock.now

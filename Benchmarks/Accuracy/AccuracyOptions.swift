@@ -1,7 +1,7 @@
 import PresenceCore
 
 /// The accuracy benchmark's command line.
-struct AccuracyOptions {
+struct AccuracyOptions: EngineBenchOptions {
     static let usage = """
         usage: presence-bench accuracy [--quick] [--markdown] [--data DIR] [--part PART] [--only TEXT]... [--set KEY=VALUE]...
 
@@ -41,11 +41,7 @@ struct AccuracyOptions {
                 switch argument {
                 case "--data": options.dataDirectory = value
                 case "--only": options.only.append(value)
-                default:
-                    guard let equals = value.firstIndex(of: "="), equals != value.startIndex else {
-                        throw ValueError("--set '\(value)' is not valid: expected KEY=VALUE, such as switch-margin=6")
-                    }
-                    options.overrides.append((String(value[..<equals]), String(value[value.index(after: equals)...])))
+                default: options.overrides.append(try override(value))
                 }
             default:
                 throw ValueError("argument '\(argument)' is not known: expected --quick, --markdown, --data DIR, --part PART, --only TEXT or --set KEY=VALUE")

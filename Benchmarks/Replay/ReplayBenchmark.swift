@@ -28,19 +28,8 @@ struct EventTally {
 /// health is watched as the live aggregator watches it (its cost on every sighting).
 enum ReplayBenchmark {
     static func main(_ arguments: [String]) {
-        let options: ReplayOptions
-        let pipeline: PresencePipeline.Configuration
-        do {
-            guard let parsed = try ReplayOptions.parse(arguments) else {
-                print(ReplayOptions.usage)
-                return
-            }
-            options = parsed
-            pipeline = try EngineSettings.configuration(parsed.overrides)
-        } catch {
-            warn(error.message)
-            exit(64)
-        }
+        guard let command = ReplayOptions.read(arguments) else { return }
+        let (options, pipeline) = command
         var (lines, registry, observations) = record(people: options.people, minutes: options.minutes)
         if let shards = options.shards {
             lines = split(lines, into: shards)

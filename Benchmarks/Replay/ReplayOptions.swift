@@ -1,7 +1,7 @@
 import PresenceCore
 
 /// The replay benchmark's command line: an unknown flag or a bad value is an error, not a default.
-struct ReplayOptions {
+struct ReplayOptions: EngineBenchOptions {
     static let usage = """
         usage: presence-bench replay [--people N] [--minutes M] [--runs R] [--shards S] [--ticks] [--health] [--write PATH] [--set KEY=VALUE]...
 
@@ -47,12 +47,7 @@ struct ReplayOptions {
             case "--ticks": options.ticks = true
             case "--health": options.health = true
             case "--write": options.write = try value(of: argument)
-            case "--set":
-                let setting = try value(of: argument)
-                guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex else {
-                    throw ValueError("--set '\(setting)' is not valid: expected KEY=VALUE, such as layout-weight=0")
-                }
-                options.overrides.append((String(setting[..<equals]), String(setting[setting.index(after: equals)...])))
+            case "--set": options.overrides.append(try override(value(of: argument)))
             default:
                 throw ValueError("argument '\(argument)' is not known: expected --people N, --minutes M, --runs R, --shards S, --ticks, --health, --write PATH or --set KEY=VALUE")
             }
