@@ -42,8 +42,8 @@ import Testing
             likelihoods[b] = 1
             belief.close(likelihoods, stay: 0.9)
         }
-        belief.release(b)
-        let after = belief.filtered(stay: 0.9)
+        belief.release(b, stay: 0.9)
+        let after = belief.latest
         #expect(after[b] == 0 && belief.slot(of: 2) == nil)
         #expect(abs(after.sum() - 1) < 1e-4 && after[a] > 0)
         #expect(belief.claimSlot(for: 3, keep: 0, pastLikelihood: 0.01, stay: 0.9) == b, "the free slot is taken again")

@@ -176,8 +176,32 @@ struct UserTrack: Sendable {
         get { beliefBox?.belief }
         set { beliefBox = newValue.map(BeliefBox.init) }
     }
+
+    /// Takes the belief's box out of the track to change it in place (`putBeliefBox` puts it
+    /// back): a box another copy of the track still shares is copied first, so that changing it
+    /// changes no other value.
+    mutating func takeBeliefBox() -> BeliefBox? {
+        guard var box = beliefBox.take() else { return nil }
+        if !isKnownUniquelyReferenced(&box) { box = BeliefBox(box.belief) }
+        return box
+    }
+
+    /// Puts back a box taken with `takeBeliefBox`.
+    mutating func putBeliefBox(_ box: BeliefBox) {
+        beliefBox = box
+    }
+
+    /// Forgets the belief's sightings (after an exit, an enter needs new ones).
+    mutating func forgetBeliefSightings() {
+        guard let box = takeBeliefBox() else { return }
+        box.belief.forgetSightings()
+        beliefBox = box
+    }
     /// The belief's open step, read without copying the belief.
     var beliefOpenStep: Int64? { beliefBox?.belief.openStep }
+    /// Whether steps of nothing can decide nothing more for the user (`PresenceEngine.isQuiet`):
+    /// the track then needs no look at the end of each step.
+    var isBeliefQuiet: Bool { beliefBox.map { PresenceEngine.isQuiet(self, $0.belief) } ?? true }
     var graceUntil: Int64?
     /// When the last session ended by timeout: a later enter is not dated before it.
     var lastExit: Int64?
@@ -208,9 +232,12 @@ struct UserTrack: Sendable {
     }
 }
 
-/// A user's belief, out of line and never changed: a new belief is a new box.
-final class BeliefBox: Sendable {
-    let belief: PlaceBelief
+/// A user's belief, out of line, changed in place by the one track that holds it.
+final class BeliefBox: @unchecked Sendable {
+    // Unchecked: a box is changed only while taken out of its track (`UserTrack.takeBeliefBox`),
+    // which copies a box that any other value still shares first; so no value another thread can
+    // see ever changes, as with a value type's copy on write.
+    var belief: PlaceBelief
 
     init(_ belief: PlaceBelief) {
         self.belief = belief

@@ -1,7 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One user's belief about where they are, for the `hmm` decision: a hidden-Markov model over
 /// "away" and the few places they are heard near, in steps of `PlaceBelief.step`. It keeps the
 /// filtered belief just before its window and the evidence of each step in the window, so that
-/// every step can be smoothed with all the evidence that came after it (a fixed-lag smoother).
+/// every step can be smoothed with all the evidence that came after it (a fixed-lag smoother), and
+/// the filtered belief after the window's last step, kept as each step closes.
 ///
 /// Slot 0 is "away" (near no place); the other slots each hold a place while it is heard, and
 /// are given back when it is no longer. Storage is fixed when the belief is made: stepping
@@ -25,16 +34,23 @@ struct PlaceBelief: Sendable {
     private(set) var active: Vector = Vector(1, 0, 0, 0, 0, 0, 0, 0)
     /// The filtered probabilities of the slots just before the window's first step.
     private var origin = Vector(1, 0, 0, 0, 0, 0, 0, 0)
-    /// Each window step's evidence (likelihoods, one per slot), oldest first.
+    /// Each window step's evidence (likelihoods, one per slot), in a ring whose oldest step is at
+    /// `oldest` once the window is full: closing a step writes over the step that leaves.
     private var evidence: [Vector]
-    /// When each window step's first reading was taken (`Int64.max`: nothing heard in it): an
-    /// event dated to a step is dated no earlier, so that the half-second grid does not date a
-    /// move before the readings that showed it.
-    private(set) var firstReadings: [Int64]
+    /// When each window step's first reading was taken (`Int64.max`: nothing heard in it), in the
+    /// same ring: an event dated to a step is dated no earlier, so that the half-second grid does
+    /// not date a move before the readings that showed it.
+    private var firstReadings: [Int64]
+    /// Where the ring's oldest step is.
+    private var oldest = 0
+    /// The filtered probabilities after the window's last step.
+    private(set) var latest = Vector(1, 0, 0, 0, 0, 0, 0, 0)
     /// The steps the window holds at most: the lag, and the step being decided.
     let window: Int
     /// The open step, whose readings are still being gathered (time / `step`).
     var openStep: Int64
+    /// The last closed step in which anything was heard (`Int64.min`: none yet).
+    private(set) var lastHeardStep = Int64.min
 
     /// A belief that the user is away, at the step holding `time`, keeping `lagSteps` steps of lag.
     init(at time: Int64, lagSteps: Int) {
@@ -49,6 +65,24 @@ struct PlaceBelief: Sendable {
     /// The step holding `time` (floored, so that times before 1970 land in the right step).
     static func stepIndex(of time: Int64) -> Int64 {
         time >= 0 ? time / step : (time + 1) / step - 1
+    }
+
+    /// Whether the window holds as many steps as the lag asks for.
+    var isFull: Bool { evidence.count == window }
+
+    /// How many steps the window holds.
+    var count: Int { evidence.count }
+
+    /// Where the window's step `step` (0: the oldest) is in the ring.
+    @inline(__always)
+    private func ring(_ step: Int) -> Int {
+        let index = oldest + step
+        return index >= window ? index - window : index
+    }
+
+    /// When the window's step `step` (0: the oldest) first heard a reading; `Int64.max`: never.
+    func firstReading(at step: Int) -> Int64 {
+        firstReadings[ring(step)]
     }
 
     /// The slot of the place numbered `place`, if it has one.
@@ -69,22 +103,22 @@ struct PlaceBelief: Sendable {
             break
         }
         if chosen < 0 {
-            let latest = filtered(stay: stay)
             var lowest = Float.infinity
             for index in 1 ..< Self.slots where places[index] != keep && latest[index] < lowest {
                 lowest = latest[index]
                 chosen = index
             }
         }
-        release(chosen)
+        release(chosen, stay: stay)
         places[chosen] = place
         active[chosen] = 1
         for step in evidence.indices { evidence[step][chosen] = pastLikelihood }
+        latest = filter(stay: stay)
         return chosen
     }
 
     /// Gives a slot back: its probability goes to the others, in proportion.
-    mutating func release(_ slot: Int) {
+    mutating func release(_ slot: Int, stay: Float) {
         guard slot > 0 else { return }
         places[slot] = 0
         sightings[slot] = 0
@@ -93,6 +127,7 @@ struct PlaceBelief: Sendable {
         origin[slot] = 0
         origin = Self.normalised(origin, active)
         for step in evidence.indices { evidence[step][slot] = 0 }
+        latest = filter(stay: stay)
     }
 
     /// Forgets the sightings (after an exit, an enter needs new ones).
@@ -114,14 +149,47 @@ struct PlaceBelief: Sendable {
     /// of its first reading: it joins the window, whose oldest step leaves it into the filtered
     /// origin when the window is full.
     mutating func close(_ likelihoods: Vector, firstReading: Int64 = .max, stay: Float) {
+        let step = likelihoods * active
         if evidence.count == window {
-            origin = Self.normalised(Self.transition(origin, active, stay: stay) * evidence[0], active)
-            evidence.removeFirst()
-            firstReadings.removeFirst()
+            origin = Self.normalised(Self.transition(origin, active, stay: stay) * evidence[oldest], active)
+            evidence[oldest] = step
+            firstReadings[oldest] = firstReading
+            oldest = oldest + 1 == window ? 0 : oldest + 1
+        } else {
+            evidence.append(step)
+            firstReadings.append(firstReading)
         }
-        evidence.append(likelihoods * active)
-        firstReadings.append(firstReading)
+        latest = Self.normalised(Self.transition(latest, active, stay: stay) * step, active)
+        if firstReading != .max { lastHeardStep = openStep }
         openStep += 1
+    }
+
+    /// Closes every step before `target` as a step in which nothing was heard, at once: past the
+    /// window's own steps, each such step only spreads the origin (`transition`), and many of them
+    /// are one power of the transition, which has a closed form. Decides nothing: the caller
+    /// knows that no step of nothing can bring a decision (`PresenceEngine.isQuiet`).
+    mutating func passQuietSteps(to target: Int64, stay: Float) {
+        let count = target - openStep
+        guard count > 0 else { return }
+        let nothing = Vector(repeating: 1)
+        for _ in 0 ..< min(count, Int64(window)) { close(nothing, stay: stay) }
+        let beyond = count - Int64(window)
+        guard beyond > 0 else { return }
+        // The window now holds steps of nothing only: each further step pushes one of them into
+        // the origin and appends another, which leaves the window as it is.
+        origin = Self.spread(origin, active, stay: stay, steps: beyond)
+        openStep += beyond
+        latest = filter(stay: stay)
+    }
+
+    /// `steps` steps of the model at once: with `n` active slots, the transition keeps the
+    /// uniform belief and scales every departure from it by (n·stay − 1) / (n − 1) per step.
+    private static func spread(_ belief: Vector, _ active: Vector, stay: Float, steps: Int64) -> Vector {
+        let count = active.sum()
+        guard count > 1, steps > 0 else { return belief }
+        let uniform = active / count
+        let factor = Float(pow(Double((count * stay - 1) / (count - 1)), Double(steps)))
+        return Self.normalised(uniform + factor * (belief * active - uniform), active)
     }
 
     /// The smoothed probabilities of the slots at every step of the window, oldest first, in
@@ -130,20 +198,21 @@ struct PlaceBelief: Sendable {
         into.removeAll(keepingCapacity: true)
         var forward = origin
         for step in evidence.indices {
-            forward = Self.normalised(Self.transition(forward, active, stay: stay) * evidence[step], active)
+            forward = Self.normalised(Self.transition(forward, active, stay: stay) * evidence[ring(step)], active)
             into.append(forward)
         }
         var backward = active
         for step in stride(from: evidence.count - 1, through: 0, by: -1) {
             into[step] = Self.normalised(into[step] * backward, active)
-            backward = Self.normalised(Self.transition(backward * evidence[step], active, stay: stay), active)
+            backward = Self.normalised(Self.transition(backward * evidence[ring(step)], active, stay: stay), active)
         }
     }
 
-    /// The filtered probabilities after the window's last step.
-    func filtered(stay: Float) -> Vector {
+    /// The filtered probabilities after the window's last step, worked out from the origin (what
+    /// `latest` keeps as steps close, anew after a slot changed).
+    private func filter(stay: Float) -> Vector {
         var belief = origin
-        for step in evidence.indices { belief = Self.normalised(Self.transition(belief, active, stay: stay) * evidence[step], active) }
+        for step in evidence.indices { belief = Self.normalised(Self.transition(belief, active, stay: stay) * evidence[ring(step)], active) }
         return belief
     }
 

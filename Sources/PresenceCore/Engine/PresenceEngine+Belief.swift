@@ -20,24 +20,36 @@ extension PresenceEngine {
         let target = PlaceBelief.stepIndex(of: time)
         // Most calls close nothing: they are answered without moving the belief out.
         if let open = track.beliefOpenStep, open >= target { return }
-        guard var belief = track.belief else {
+        guard let box = track.takeBeliefBox() else {
             track.belief = PlaceBelief(at: time, lagSteps: Int(configuration.lag / PlaceBelief.step))
             return
         }
-        track.belief = nil
-        while belief.openStep < target {
-            let heard = closeStep(&track, &belief, events: &events)
-            // Steps with nothing heard only spread the belief: past a window of them, the rest
-            // change nothing worth the time.
-            if !heard, belief.openStep < target - Int64(belief.window) { belief.openStep = target - Int64(belief.window) }
+        while box.belief.openStep < target {
+            if Self.isQuiet(track, box.belief) {
+                box.belief.passQuietSteps(to: target, stay: stepModel.stay)
+                break
+            }
+            closeStep(&track, &box.belief, events: &events)
+            statistics.steps += 1
         }
-        track.belief = belief
+        track.putBeliefBox(box)
+    }
+
+    /// Whether steps in which nothing is heard can decide nothing more for the track, so that they
+    /// can pass at once and the track needs no look until it is heard or times out: nothing heard
+    /// in the open step or in the window (a step of nothing does not change how the window's steps
+    /// are smoothed; it only spreads the belief, which makes no place more certain), and the
+    /// user's last enter or exit, before which no step counts, older than the window.
+    static func isQuiet(_ track: UserTrack, _ belief: PlaceBelief) -> Bool {
+        let windowStart = belief.openStep - Int64(belief.window)
+        guard belief.lastHeardStep < windowStart, belief.isFull || belief.lastHeardStep == .min else { return false }
+        if let since = track.presence?.entered ?? track.lastExit, PlaceBelief.stepIndex(of: since) >= windowStart { return false }
+        return !track.links.contains { $0.stepReadings > 0 }
     }
 
     /// Closes the belief's open step: what each place's readings said in it (a place not heard in
     /// the step counts with its smoothed reading, when any place was heard), then the decision.
-    /// False when nothing at all was heard in the step.
-    private mutating func closeStep(_ track: inout UserTrack, _ belief: inout PlaceBelief, events: inout [PresenceEvent]) -> Bool {
+    private mutating func closeStep(_ track: inout UserTrack, _ belief: inout PlaceBelief, events: inout [PresenceEvent]) {
         let end = TimeBounds.sum(belief.openStep * PlaceBelief.step, PlaceBelief.step)
         let here = track.presence?.beacon
         let hereNumber = placeNumbers.existing(here)
@@ -76,7 +88,7 @@ extension PresenceEngine {
         }
         places.sort { $0.loss != $1.loss ? $0.loss < $1.loss : placeNumbers.name($0.place) < placeNumbers.name($1.place) }
         for slot in 1 ..< PlaceBelief.slots where belief.places[slot] != 0 && belief.places[slot] != hereNumber {
-            if !places.contains(where: { $0.place == belief.places[slot] }) { belief.release(slot) }
+            if !places.contains(where: { $0.place == belief.places[slot] }) { belief.release(slot, stay: stay) }
         }
         // A place new to the belief, for the steps before it was heard: for someone at a place,
         // as if heard far away (a passing reading does not rewrite where they were); for someone
@@ -110,7 +122,6 @@ extension PresenceEngine {
         if heard, layout, fit.isUsable { weighLayout(&likelihoods, &fit, belief, hold: hold) }
         belief.close(likelihoods, firstReading: places.reduce(Int64.max) { min($0, $1.first) }, stay: stay)
         decide(&track, belief, stay: stay, at: end, events: &events)
-        return heard
     }
 
     /// Weighs each place's likelihood by how much worse the step's readings fit the layout were the
@@ -161,6 +172,7 @@ extension PresenceEngine {
     /// those 2 s, with none settled, enters the one leading now. With no enter dwell
     /// (`--enter-dwell 0s`), the place the newest step names enters at once.
     private mutating func decide(_ track: inout UserTrack, _ belief: PlaceBelief, stay: Float, at end: Int64, events: inout [PresenceEvent]) {
+        guard !nothingToDecide(track, belief) else { return }
         var smoothed: [PlaceBelief.Vector] = []
         swap(&smoothed, &smoothedWindow)
         defer { swap(&smoothed, &smoothedWindow) }
@@ -174,7 +186,7 @@ extension PresenceEngine {
         func start(of step: Int) -> Int64 { (firstStep + Int64(step)) * PlaceBelief.step }
         /// What an event dated to `step` is dated to: its first reading, or its start.
         func date(of step: Int) -> Int64 {
-            belief.firstReadings[step] == .max ? start(of: step) : max(start(of: step), belief.firstReadings[step])
+            belief.firstReading(at: step) == .max ? start(of: step) : max(start(of: step), belief.firstReading(at: step))
         }
         /// The place `probability` settles on, counting only steps from `since` on (`lagged` < 0:
         /// no step that far back yet), with the step it is decided at.
@@ -234,6 +246,28 @@ extension PresenceEngine {
             while first > 0, Self.strongest(smoothed[first - 1]) == target { first -= 1 }
             enter(&track, score, at: max(date(of: first), exited, belief.firstHeard[target]), events: &events)
         }
+    }
+
+    /// Whether the newest step rules every decision out, so that the window need not be smoothed
+    /// (as it mostly need not: someone staying where they are, someone no one is near). The newest
+    /// smoothed step is the filtered belief (`PlaceBelief.latest`), and every rule of `decide` needs
+    /// a place to lead in it: for a present user, a place other than theirs, or theirs so unlikely
+    /// that it is all but certainly left, which it cannot be while it leads (its share is then at
+    /// least a seventh, and `certain` is at least 0.9); for someone at no place, a place ahead of
+    /// "away", or the places together all but certain, which they cannot be while "away" leads.
+    /// A lead counts when it is clear by more than rounding.
+    private func nothingToDecide(_ track: UserTrack, _ belief: PlaceBelief) -> Bool {
+        let latest = belief.latest
+        let clear: Float = 1.0001
+        var leader = 0
+        if let presence = track.presence {
+            guard let current = belief.slot(of: placeNumbers.existing(presence.beacon)), 1 - latest[0] >= 1e-5 else { return false }
+            leader = current
+        }
+        for slot in 1 ..< PlaceBelief.slots where slot != leader && belief.active[slot] > 0 && latest[slot] * clear >= latest[leader] {
+            return false
+        }
+        return true
     }
 
     /// The nearest reading of the beacon numbered `place` that counts at `time` (`forEachReading`;

@@ -253,7 +253,7 @@ extension PresenceEngine {
         let at = max(presence.lastSeen, presence.entered)
         events.append(exitEvent(presence, at: at, reason: .timeout))
         track.lastExit = at
-        track.belief?.forgetSightings()
+        track.forgetBeliefSightings()
         track.presence = nil
         track.candidate = nil
         track.evidence.removeAll()
@@ -272,7 +272,7 @@ extension PresenceEngine {
         if let candidate = track.candidate {
             earliest = min(earliest, TimeBounds.sum(candidate.dwellSince, candidate.dwell))
         }
-        if let openStep = track.beliefOpenStep, !track.links.isEmpty {
+        if !track.links.isEmpty, let openStep = track.beliefOpenStep, !track.isBeliefQuiet {
             earliest = min(earliest, TimeBounds.sum(openStep * PlaceBelief.step, PlaceBelief.step))
         }
         for evidence in track.evidence where evidence.rate > 0 {

@@ -56,6 +56,9 @@ public struct PresenceEngine: Sendable {
         public var observations = 0
         /// Observations that arrived after the engine had passed their time; applied at `now`.
         public var late = 0
+        /// Steps of the `hmm` decision closed one by one: its cost, which follows what is heard
+        /// (steps in which nothing was heard, once they can decide nothing, pass at once).
+        public var steps = 0
     }
 
     public init(configuration: EngineConfiguration = EngineConfiguration(), now: Int64 = 0) {
