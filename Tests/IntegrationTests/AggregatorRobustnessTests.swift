@@ -221,6 +221,45 @@ extension EndToEndTests {
             await publisher.stop()
         }
 
+        /// Bob is heard for a few seconds and stops being heard while his session is open; the
+        /// aggregator is killed before his exit is due and started again after he left, with nothing
+        /// of his in the broker's backlog: his exit is dated by his last sighting, within a tick and
+        /// the lateness, whichever way the engine decides.
+        @Test(arguments: ["hmm", "dwell"])
+        func afterKillNineAnExitIsDatedByTheLastSightingBeforeIt(decide: String) async throws {
+            let h = try PipelineHarness("restart-\(decide)")
+            let bobTag = try Self.registerWithBob(h)
+            let bus = try await h.recorder()
+            var aggregator = try h.startAggregator(["--decide", decide])
+            let publisher = try await h.publisher()
+            let bobStays = Flag()
+            let bob = Self.heartbeat(publisher, h, node: "node-b", id: bobTag, while: { !bobStays.isSet })
+            try await bus.wait(20, for: "bob's enter") { messages in
+                messages.contains { $0.topic == h.topics.event(beacon: "booth-b", user: "bob") && $0.text.contains("\"enter\"") }
+            }
+            try await Task.sleep(for: .seconds(4))
+            bobStays.set()
+            let bobLast = try await bob.value
+            // Killed while bob's session is open, a few seconds after his last sighting and well
+            // before his absence timeout (15 s) is due.
+            try await Task.sleep(for: .seconds(5))
+            aggregator.send(SIGKILL)
+            _ = await aggregator.wait(timeout: .seconds(5))
+            try await Task.sleep(for: .seconds(15))
+            aggregator = try h.startAggregator(["--decide", decide])
+            try await bus.wait(30, for: "bob's exit") { messages in
+                messages.contains { $0.topic == h.topics.event(beacon: "booth-b", user: "bob") && $0.text.contains("\"exit\"") }
+            }
+            let events = bus.objects(on: "\(h.prefix)/v1/events/")
+            let bobExit = events.first { $0["user"] as? String == "bob" && $0["event"] as? String == "exit" }
+            #expect(bobExit?["reason"] as? String == "timeout")
+            let exitAt = Int64((bobExit?["at"] as? Int) ?? 0)
+            #expect(abs(exitAt - bobLast) <= 1_100, "bob's exit at \(exitAt), his last sighting at \(bobLast): \(exitAt - bobLast) ms apart")
+            #expect(await aggregator.stop() == 0)
+            await bus.stop()
+            await publisher.stop()
+        }
+
         @Test func registryChangesReachARunningAggregatorWithinTwoSeconds() async throws {
             let h = try PipelineHarness("registry")
             try AggregatorWalkTests.register(h)

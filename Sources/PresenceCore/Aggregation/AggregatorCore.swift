@@ -25,8 +25,9 @@ public struct AggregatorCore: Sendable {
         public var statsInterval: Int64 = 10_000
         /// How often progress (the clock, last sightings) is saved and positions published, ms.
         public var progressInterval: Int64 = 1_000
-        /// A present user's last sighting is saved again once it has moved this much, ms, so that
-        /// a venue full of people costs a few writes a second rather than one per person.
+        /// A present user's last sighting is saved again once it has moved this much while they
+        /// are heard, ms, so that a venue full of people costs a few writes a second rather than
+        /// one per person; once they are no longer heard, it is saved as it is at the next progress.
         public var lastSeenResolution: Int64 = 5_000
         /// A user is greeted (or bid goodbye) at a beacon at most once per this long, ms.
         public var notificationCooldown: Int64 = 3_600_000

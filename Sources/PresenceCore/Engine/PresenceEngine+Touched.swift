@@ -27,13 +27,17 @@ extension PresenceEngine {
         return result
     }
 
-    /// The present users whose last sighting moved by `resolution` or more since it was last taken
-    /// (every move with 0), among the tracks touched after `mark`; marks what it returns as taken.
+    /// The present users whose last sighting is to be saved: among those heard after `mark`, each
+    /// whose last sighting moved by `resolution` or more since it was last taken (every move with
+    /// 0), so that a crowd being heard costs a few writes a second; and everyone not heard since
+    /// `mark` whose last sighting moved at all, since it may be their last, which dates their exit
+    /// (after a restart too). Marks what it returns as taken.
     public mutating func takeLastSeen(touchedAfter mark: UInt64, resolution: Int64) -> [(user: String, time: Int64)] {
         var taken: [(user: String, time: Int64)] = []
-        for index in tracks.indices where tracks[index].touched > mark && !tracks[index].isFree {
-            guard let lastSeen = tracks[index].presence?.lastSeen, lastSeen != tracks[index].lastSeenTaken,
-                  lastSeen >= TimeBounds.sum(tracks[index].lastSeenTaken, resolution) || resolution == 0 else { continue }
+        for index in tracks.indices where !tracks[index].isFree {
+            guard let lastSeen = tracks[index].presence?.lastSeen, lastSeen != tracks[index].lastSeenTaken else { continue }
+            let quiet = tracks[index].touched <= mark
+            guard quiet || resolution == 0 || lastSeen >= TimeBounds.sum(tracks[index].lastSeenTaken, resolution) else { continue }
             tracks[index].lastSeenTaken = lastSeen
             taken.append((tracks[index].user, lastSeen))
         }
