@@ -48,6 +48,13 @@ enum AccuracyBenchmark {
                         checks += 1
                     }
                 }
+                if options.perRun, scenario.dataset != nil, (2 ... 20).contains(runs.count) {
+                    for run in runs {
+                        for (method, tally) in zip(methods, ScenarioEvaluation.tallies(methods, on: [run], among: runs)) where !(method is TruthReplay) {
+                            rows.append(ResultRow(scenario: "\(scenario.name) · \(run.name)", method: method.name, tally: tally))
+                        }
+                    }
+                }
                 let observations = runs.reduce(0) { $0 + $1.observations.count }
                 notes.append("\(scenario.name): \(scenario.note) (\(runs.count) run\(runs.count == 1 ? "" : "s"), "
                              + "\(observations) observations, scored in \(seconds(clock.now - started)) s)")

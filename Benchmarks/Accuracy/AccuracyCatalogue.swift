@@ -1,8 +1,10 @@
-/// Every scenario the benchmark scores, in report order: the simulations, the channel grid, the
-/// calibration experiment, then the datasets.
+/// Every scenario the benchmark scores, in report order: the simulations (the slow-fade cells' tuning
+/// seeds among them), the channel grid and its slow-fade cells, the calibration experiment, then the
+/// datasets.
 enum AccuracyCatalogue {
     static func scenarios(quick: Bool, data: String) -> [BenchScenario] {
-        SimulatedVenues.scenarios(quick: quick) + ChannelGrid.scenarios(quick: quick) + CalibrationExperiment.scenarios(quick: quick) + [
+        SimulatedVenues.scenarios(quick: quick) + SlowFadeGrid.scenarios(quick: quick, heldOut: false) + ChannelGrid.scenarios(quick: quick)
+            + SlowFadeGrid.scenarios(quick: quick, heldOut: true) + CalibrationExperiment.scenarios(quick: quick) + [
             BenchScenario(name: "tetam sensors",
                           note: "TETAM, 5 camera-annotated tracks: 12 sensors, each a node anchored to its own beacon; truth = sensor nearest the camera position in 3D",
                           dataset: "tetam") { try TETAMDataset.runs(directory: data, grouping: .sensors, calibrated: false) },

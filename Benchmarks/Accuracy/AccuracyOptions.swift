@@ -3,10 +3,11 @@ import PresenceCore
 /// The accuracy benchmark's command line.
 struct AccuracyOptions: EngineBenchOptions {
     static let usage = """
-        usage: presence-bench accuracy [--quick] [--markdown] [--data DIR] [--part PART] [--only TEXT]... [--set KEY=VALUE]...
+        usage: presence-bench accuracy [--quick] [--markdown] [--per-run] [--data DIR] [--part PART] [--only TEXT]... [--set KEY=VALUE]...
 
           --quick            smaller simulations (8 people for 20 min instead of 20 for 2 h), for a fast check
           --markdown         print the table as Markdown (for the README)
+          --per-run          score each run of a dataset of at most 20 runs (a walk, a recording) as a row of its own beside the dataset's
           --data DIR         the datasets folder (default: the package's data/)
           --part PART        all (default), tuning (the `sim` scenarios and the even-numbered runs of each dataset: what
                              defaults may be chosen on) or reporting (the `grid` scenarios and the odd-numbered runs: held out)
@@ -16,6 +17,7 @@ struct AccuracyOptions: EngineBenchOptions {
 
     var quick = false
     var markdown = false
+    var perRun = false
     var dataDirectory = AccuracyOptions.defaultDataDirectory
     var part = DataPart.all
     var only: [String] = []
@@ -30,6 +32,7 @@ struct AccuracyOptions: EngineBenchOptions {
             case "--help", "-h": return nil
             case "--quick": options.quick = true
             case "--markdown": options.markdown = true
+            case "--per-run": options.perRun = true
             case "--part":
                 guard let value = rest.popFirst() else { throw ValueError("--part needs a value") }
                 guard let part = DataPart(rawValue: value) else {
@@ -44,7 +47,7 @@ struct AccuracyOptions: EngineBenchOptions {
                 default: options.overrides.append(try override(value))
                 }
             default:
-                throw ValueError("argument '\(argument)' is not known: expected --quick, --markdown, --data DIR, --part PART, --only TEXT or --set KEY=VALUE")
+                throw ValueError("argument '\(argument)' is not known: expected --quick, --markdown, --per-run, --data DIR, --part PART, --only TEXT or --set KEY=VALUE")
             }
         }
         return options

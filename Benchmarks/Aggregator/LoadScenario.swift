@@ -43,6 +43,7 @@ struct LoadScenario: Sendable {
             LoadScenario(name: "50 nodes, 5k devices ×3, 200k/s", nodes: 50, devices: 5_000, heardBy: 3, rate: 200_000, seconds: seconds, crowd: true),
             LoadScenario(name: "10 nodes, 1k devices ×10 at 5/s, 50k/s", nodes: 10, devices: 1_000, heardBy: 10, rate: 50_000, seconds: seconds),
             LoadScenario(name: "50 nodes, 100k devices ×1, 50k/s", nodes: 50, devices: 100_000, heardBy: 1, rate: 50_000, seconds: seconds),
+            LoadScenario(name: "stadium: 50 nodes, 100k devices ×2, 200k/s", nodes: 50, devices: 100_000, heardBy: 2, rate: 200_000, seconds: seconds),
             LoadScenario(name: "ESPresense: 50 rooms, 5k devices ×3, 50k msg/s", nodes: 50, devices: 5_000, heardBy: 3, rate: 50_000, seconds: seconds,
                          dialect: .espresense),
             LoadScenario(name: "OpenMQTTGateway: 50 gateways, 5k devices ×3, 50k msg/s", nodes: 50, devices: 5_000, heardBy: 3, rate: 50_000,

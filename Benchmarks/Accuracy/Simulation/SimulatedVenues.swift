@@ -54,8 +54,10 @@ enum SimulatedVenues {
     }
 
     /// An expo hall: a booth at each of `booths` (a beacon with a node at it, or with an identity
-    /// for carried scanners), entered from 5 m west of the westmost booth, midway up the hall.
-    static func expo(booths: [Scenario.Point], radio: Scenario.Radio, size: Size, carrying: Visitors.Carrying = .tag, seeds: Seeds) -> Scenario {
+    /// for carried scanners), entered from 5 m west of the westmost booth, midway up the hall;
+    /// visitors stand `offset` m from the booth they visit.
+    static func expo(booths: [Scenario.Point], radio: Scenario.Radio, size: Size, carrying: Visitors.Carrying = .tag, offset: Double = 1,
+                     seeds: Seeds) -> Scenario {
         let beacons = booths.enumerated().map { index, booth in
             let number = index + 1
             let identity = carrying == .scanner ? "ibeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e:1:\(number)" : nil
@@ -65,7 +67,7 @@ enum SimulatedVenues {
         let ys = booths.map(\.y)
         let entrance = Scenario.Point(x: (booths.map(\.x).min() ?? 0) - 5, y: ((ys.min() ?? 0) + (ys.max() ?? 0)) / 2)
         let visitors = Visitors(count: size.people, entrance: entrance, arrivals: min(size.duration / 4, 300_000),
-                                dwell: 20_000 ... 120_000, offset: 1, carrying: carrying, seed: seeds.visitors)
+                                dwell: 20_000 ... 120_000, offset: offset, carrying: carrying, seed: seeds.visitors)
         return Scenario(venue: "expo", seed: seeds.world, radio: radio, beacons: beacons, nodes: nodes,
                         people: visitors.people(at: beacons, duration: size.duration))
     }
