@@ -16,13 +16,6 @@ import Synchronization
 /// loop's inbox. While the database is away the core keeps what it owns (nobody can take it
 /// without the database); on reconnecting, shards another aggregator took meanwhile are dropped.
 final class ShardOwnership: Service {
-    /// The shards to own and the open sessions the database holds, for the core's `own`.
-    struct Grant: Sendable {
-        var shards: ShardSet
-        var sessions: [Presence]
-        var zoneSessions: [ZoneSession] = []
-    }
-
     private let clientID: String
     private let postgres: PostgresClient
     private let inbox: LoopInbox
@@ -31,7 +24,7 @@ final class ShardOwnership: Service {
     private let sharing: SharingState
     private let interval: Duration
     private let logger: Logger
-    private let firstGrant = Mutex<(grant: Grant?, waiters: [CheckedContinuation<Grant?, Never>], done: Bool)>((nil, [], false))
+    private let firstGrant = Mutex<(grant: ShardGrant?, waiters: [CheckedContinuation<ShardGrant?, Never>], done: Bool)>((nil, [], false))
 
     init(clientID: String, postgres: PostgresClient, inbox: LoopInbox, inbound: InboundConnection, journal: Journal, sharing: SharingState,
          interval: Duration = .seconds(1), logger: Logger) {
@@ -46,9 +39,9 @@ final class ShardOwnership: Service {
     }
 
     /// The first ownership, once settled; nil when the aggregator stops first.
-    func first() async -> Grant? {
+    func first() async -> ShardGrant? {
         await withCheckedContinuation { continuation in
-            let ready = firstGrant.withLock { state -> (Bool, Grant?) in
+            let ready = firstGrant.withLock { state -> (Bool, ShardGrant?) in
                 if !state.done { state.waiters.append(continuation) }
                 return (state.done, state.grant)
             }
@@ -127,7 +120,7 @@ final class ShardOwnership: Service {
                     // The sessions of shards given back close first, so that the broker keeps what
                     // comes next for the next owner; those of shards taken open once the core owns them.
                     await inbound.receive(ShardSet((owned ?? .empty).sorted.filter(keep.contains)))
-                    let end = await hand(Grant(shards: keep, sessions: sessions, zoneSessions: zoneSessions))
+                    let end = await hand(ShardGrant(shards: keep, sessions: sessions, zoneSessions: zoneSessions, shared: live > 1))
                     deciding = end != nil
                     owned = keep
                     if deciding { await inbound.receive(keep) }
@@ -160,7 +153,7 @@ final class ShardOwnership: Service {
     private func giveBackEverything(_ held: Set<Int>, of count: Int, _ db: PostgresConnection, owned: inout ShardSet?) async throws -> Bool {
         await inbound.receive(.empty)
         owned = .empty
-        guard let end = await hand(Grant(shards: .empty, sessions: [])) else { return false }
+        guard let end = await hand(ShardGrant(shards: .empty)) else { return false }
         _ = await journal.waitUntilApplied(end)
         for shard in held { try await db.giveBackShard(shard, of: count) }
         logger.notice("the venue's shard count changed: every shard given back, to be shared anew", metadata: [
@@ -172,16 +165,16 @@ final class ShardOwnership: Service {
     /// Hands `grant` to the core: the first one before the loop starts, later ones through the
     /// inbox. Returns the journal's end once the core's records about it are appended (nil when
     /// the loop has stopped).
-    private func hand(_ grant: Grant) async -> UInt64? {
+    private func hand(_ grant: ShardGrant) async -> UInt64? {
         if settleFirst(grant) { return journal.status.end }
-        let changed = await inbox.change { core in core.own(grant.shards, sessions: grant.sessions, zoneSessions: grant.zoneSessions, at: WallClock.milliseconds()) }
+        let changed = await inbox.change { core in core.own(grant, at: WallClock.milliseconds()) }
         return changed ? journal.status.end : nil
     }
 
     /// Gives the first grant to whoever waits for it; false when it was given before.
     @discardableResult
-    private func settleFirst(_ grant: Grant?) -> Bool {
-        let waiters = firstGrant.withLock { state -> [CheckedContinuation<Grant?, Never>]? in
+    private func settleFirst(_ grant: ShardGrant?) -> Bool {
+        let waiters = firstGrant.withLock { state -> [CheckedContinuation<ShardGrant?, Never>]? in
             guard !state.done else { return nil }
             state.done = true
             state.grant = grant
