@@ -125,9 +125,9 @@ final class DecisionLoop: Service {
                         execute(core.replaceRegistry(registry, at: WallClock.milliseconds()), core)
                     case .question(let answer):
                         answer(core)
-                    case .change(let change):
-                        execute(change.body(&core), core)
-                        change.done(true)
+                    case .grant(let grant, let taken):
+                        execute(core.own(grant, at: WallClock.milliseconds()), core)
+                        taken.resume(returning: true)
                     }
                 }
             } onGracefulShutdown: { [inbox] in
