@@ -17,14 +17,12 @@ final class ShardOwnership: Service {
     private let inbox: LoopInbox
     private let inbound: InboundConnection
     private let journal: Journal
-    private let sharing: SharingState
     private let interval: Duration
     private let logger: Logger
     private let firstGrant = Mutex<(grant: ShardGrant?, waiters: [CheckedContinuation<ShardGrant?, Never>], done: Bool)>((nil, [], false))
 
-    init(clientID: String, postgres: PostgresClient, inbox: LoopInbox, inbound: InboundConnection, journal: Journal, sharing: SharingState,
-         interval: Duration = .seconds(1), logger: Logger) {
-        self.sharing = sharing
+    init(clientID: String, postgres: PostgresClient, inbox: LoopInbox, inbound: InboundConnection, journal: Journal, interval: Duration = .seconds(1),
+         logger: Logger) {
         self.clientID = clientID
         self.postgres = postgres
         self.inbox = inbox
@@ -99,7 +97,6 @@ final class ShardOwnership: Service {
             let sessions = try await db.openSessions()
             return machine.sessionsRead(sessions, zoneSessions: try await db.openZoneSessions())
         case .grant(let grant, let keeping):
-            sharing.set(shared: grant.shared)
             inbound.followOthers(grant.shared)
             await inbound.receive(keeping)
             let end = await hand(grant)

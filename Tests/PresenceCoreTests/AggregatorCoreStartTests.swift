@@ -80,4 +80,27 @@ import Testing
         #expect(core.resume(at: Self.start + 1_000) == [.refused(.alreadyResumed)])
         #expect(core.state == .live)
     }
+
+    /// Whether each record `actions` make is published only once stored.
+    static func publishedOnceStored(_ actions: [AggregatorCore.Action]) -> [Bool] {
+        actions.compactMap { action in
+            guard case .record(.decided(let decided)) = action else { return nil }
+            return decided.publishOnceStored
+        }
+    }
+
+    @Test func whileTheGrantSaysOthersShareTheVenueRecordsArePublishedOnceStored() {
+        var core = Self.sharing(sessions: [], first: ShardGrant(shards: ShardSet([Self.alice]), shared: true))
+        let records = Self.publishedOnceStored(core.resume(at: Self.start))
+        #expect(!records.isEmpty && records.allSatisfy { $0 })
+    }
+
+    @Test func aGrantThatSaysItIsAloneAgainPublishesAtOnce() {
+        // Owning a shard other than 0 first, it publishes the beacons' states once it takes them all.
+        let notZero = Self.alice == 0 ? Self.bob : Self.alice
+        var core = Self.sharing(sessions: [], first: ShardGrant(shards: ShardSet([notZero]), shared: true))
+        _ = core.resume(at: Self.start)
+        let records = Self.publishedOnceStored(core.own(ShardGrant(shards: ShardSet(0 ..< Shards.shards.count), shared: false), at: Self.start + 1_000))
+        #expect(!records.isEmpty && records.allSatisfy { !$0 })
+    }
 }

@@ -14,62 +14,65 @@ extension AggregatorCore {
     /// made with (fresher than the database's) of the shards it still owns, and the grant's of
     /// users it holds none of.
     public mutating func own(_ grant: ShardGrant, at now: Int64) -> [Action] {
-        guard configuration.sharing else { return [] }
-        let now = TimeBounds.clamped(now)
-        let shards = grant.shards
-        let before = pipeline.owned ?? .empty
-        let released = before.subtracting(shards)
-        let adopted = shards.subtracting(before)
-        var actions: [Action] = []
-        var leaving = 0
-        var resumed: [Presence] = []
-        switch state {
-        case .finished:
-            return []
-        case .starting(let resumption):
-            pipeline.own(shards)
-            let next = Self.resumption(of: grant, from: resumption, homes: homes)
-            resumed = next.sessions
-            state = .starting(next)
-        case .catchingUp, .live:
-            let home = homes
-            let wasPublishing = publishesBeacons
-            leaving = letGo(of: { !shards.contains(home[$0] ?? 0) }, into: &actions)
-            pipeline.own(shards)
-            // What the database says of users of these shards that this core does not hold: those
-            // of a shard just taken, or re-homed here by a new shard count.
-            let isNew = { [engine = pipeline.engine] (user: String) in shards.contains(home[user] ?? 0) && engine.presences[user] == nil }
-            resumed = grant.sessions.filter { isNew($0.user) }
-            let resumedStays = grant.zoneSessions.filter { isNew($0.user) && zones.stays(of: $0.user).isEmpty }
-            if !resumed.isEmpty || !resumedStays.isEmpty {
-                // Theirs no longer: this core's board holds them now.
-                for session in resumed { _ = others.set(session.user, to: nil) }
-                let zoneEvents = resumeZones(resumedStays, with: resumed)
-                let exits = pipeline.resume(resumed, at: pipeline.clock)
-                _ = board.restore(resumed, beacons: [])
-                decided(exits, zoneEvents: zoneEvents, at: now, into: &actions)
-            }
-            var messages: [OutboundMessage] = []
-            if publishesBeacons, !wasPublishing {
-                // The beacons' states (and Home Assistant's configs) are this aggregator's to publish now: all of them, afresh.
-                var changes = PresenceBoard.Changes()
-                changes.beacons = pipeline.registry.beacons.keys.sorted().map(beaconState(of:))
-                messages += stateMessages(changes) + zoneStateMessages(zones.map.zones.keys.sorted())
-                let mine = ownsUser
-                messages += homeAssistant?.update(registry: pipeline.registry, board: board, at: now, owns: mine, configs: true) ?? []
-            } else if !resumed.isEmpty {
-                messages += homeAssistant?.follow(resumed.map(\.user), events: [], registry: pipeline.registry, board: board, at: now) ?? []
-            }
-            if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
-        }
+        guard configuration.sharing, state != .finished else { return [] }
         shared = grant.shared
-        if !released.isEmpty || !adopted.isEmpty || !resumed.isEmpty {
+        let now = TimeBounds.clamped(now)
+        let before = pipeline.owned ?? .empty
+        var actions: [Action] = []
+        var moved = (resumed: 0, letGo: 0)
+        if case .starting(let resumption) = state {
+            pipeline.own(grant.shards)
+            let next = Self.resumption(of: grant, from: resumption, homes: homes)
+            moved.resumed = next.sessions.count
+            state = .starting(next)
+        } else {
+            moved = take(grant, at: now, into: &actions)
+        }
+        let released = before.subtracting(grant.shards), adopted = grant.shards.subtracting(before)
+        if !released.isEmpty || !adopted.isEmpty || moved.resumed > 0 {
             actions.append(.log(LogLine(.notice, "shards owned", [
-                "shards": "\(shards)", "taken": "\(adopted)", "given_back": "\(released)", "sessions_resumed": "\(resumed.count)",
-                "users_let_go": "\(leaving)",
+                "shards": "\(grant.shards)", "taken": "\(adopted)", "given_back": "\(released)", "sessions_resumed": "\(moved.resumed)",
+                "users_let_go": "\(moved.letGo)",
             ])))
         }
         return actions
+    }
+
+    /// `own(_:at:)` once resumed: lets the users of shards no longer owned go, resumes those of
+    /// shards taken, and publishes the beacons' states afresh when they become this core's to
+    /// publish; returns how many sessions resumed and users went.
+    private mutating func take(_ grant: ShardGrant, at now: Int64, into actions: inout [Action]) -> (resumed: Int, letGo: Int) {
+        let shards = grant.shards
+        let home = homes
+        let wasPublishing = publishesBeacons
+        let leaving = letGo(of: { !shards.contains(home[$0] ?? 0) }, into: &actions)
+        pipeline.own(shards)
+        // What the database says of users of these shards that this core does not hold: those of a
+        // shard just taken, or re-homed here by a new shard count.
+        let isNew = { [engine = pipeline.engine] (user: String) in shards.contains(home[user] ?? 0) && engine.presences[user] == nil }
+        let resumed = grant.sessions.filter { isNew($0.user) }
+        let resumedStays = grant.zoneSessions.filter { isNew($0.user) && zones.stays(of: $0.user).isEmpty }
+        if !resumed.isEmpty || !resumedStays.isEmpty {
+            // Theirs no longer: this core's board holds them now.
+            for session in resumed { _ = others.set(session.user, to: nil) }
+            let zoneEvents = resumeZones(resumedStays, with: resumed)
+            let exits = pipeline.resume(resumed, at: pipeline.clock)
+            _ = board.restore(resumed, beacons: [])
+            decided(exits, zoneEvents: zoneEvents, at: now, into: &actions)
+        }
+        var messages: [OutboundMessage] = []
+        if publishesBeacons, !wasPublishing {
+            // The beacons' states (and Home Assistant's configs) are this aggregator's to publish now: all of them, afresh.
+            var changes = PresenceBoard.Changes()
+            changes.beacons = pipeline.registry.beacons.keys.sorted().map(beaconState(of:))
+            messages += stateMessages(changes) + zoneStateMessages(zones.map.zones.keys.sorted())
+            let mine = ownsUser
+            messages += homeAssistant?.update(registry: pipeline.registry, board: board, at: now, owns: mine, configs: true) ?? []
+        } else if !resumed.isEmpty {
+            messages += homeAssistant?.follow(resumed.map(\.user), events: [], registry: pipeline.registry, board: board, at: now) ?? []
+        }
+        if !messages.isEmpty { actions.append(record(messages: messages, decidedAt: now)) }
+        return (resumed.count, leaving)
     }
 
     /// `own(_:at:)` with the grant of `shards` and the sessions and zone stays the database holds,
@@ -133,7 +136,7 @@ extension AggregatorCore {
             var touchedZones: Set<String> = []
             for beacon in changed { touchedZones.formUnion(zones.map.zones(of: beacon)) }
             let messages = stateMessages(changes) + zoneStateMessages(zoneStates.changed(Array(touchedZones), at: now))
-            if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
+            if !messages.isEmpty { actions.append(record(messages: messages, decidedAt: now)) }
         }
         updates += changed.map { .beacon(beaconState(of: $0)) }
         if page != nil { actions.append(.page(updates)) }

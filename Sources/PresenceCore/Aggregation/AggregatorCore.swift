@@ -191,7 +191,7 @@ public struct AggregatorCore: Sendable {
         messages += zoneStateMessages(zones.map.zones.keys.sorted())
         let mine = ownsUser, configs = publishesBeacons
         messages += homeAssistant?.update(registry: pipeline.registry, board: board, at: now, owns: mine, configs: configs) ?? []
-        if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
+        if !messages.isEmpty { actions.append(record(messages: messages, decidedAt: now)) }
         if page != nil {
             let rows = nodeRows(at: now)
             _ = page?.replaceNodes(rows)
@@ -382,7 +382,7 @@ public struct AggregatorCore: Sendable {
             messages += zoneStateMessages(zones.map.zones.keys.sorted())
         }
         messages += homeAssistant?.update(registry: registry, board: board, at: now, owns: mine, configs: configs) ?? []
-        if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
+        if !messages.isEmpty { actions.append(record(messages: messages, decidedAt: now)) }
         if page != nil {
             let rows = nodeRows(at: now)
             _ = page?.replaceNodes(rows)
