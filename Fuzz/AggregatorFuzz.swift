@@ -53,8 +53,7 @@ enum AggregatorFuzz {
         configuration.foreign = (try? ForeignTopics(espresense: "espresense", openMQTTGateway: "home", theengs: nil)) ?? ForeignTopics()
         var core = AggregatorCore(configuration: configuration, registry: registry, sessions: [
             Presence(user: "alice", device: tag, beacon: "a", venue: "expo", entered: start - 60_000, lastSeen: start - 1_000),
-        ], savedClock: start - 5_000, now: start)
-        _ = core.own(ShardSet([0]), sessions: [], at: start)
+        ], savedClock: start - 5_000, owning: ShardGrant(shards: ShardSet([0])), now: start)
         _ = core.resume(at: start)
         return core
     }()

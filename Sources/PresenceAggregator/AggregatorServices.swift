@@ -29,14 +29,13 @@ public enum AggregatorServices {
         // swift-metrics is bootstrapped before the first metric is made, or that one goes nowhere.
         let prometheus = configuration.http.map { _ in PrometheusBootstrap.registry }
         let metrics = prometheus.map { _ in AggregatorMetrics() }
-        let sharing = SharingState()
-        let publisher = try Publisher(configuration: configuration, journal: journal, health: health, deadLetters: deadLetters, sharing: sharing,
-                                      metrics: metrics, logger: logger)
+        let publisher = try Publisher(configuration: configuration, journal: journal, health: health, deadLetters: deadLetters, metrics: metrics,
+                                      logger: logger)
         let writer = DatabaseWriter(configuration: configuration, postgres: postgres, journal: journal, health: health, deadLetters: deadLetters,
                                     calibration: calibration, acknowledged: { publisher.takeAcknowledged() }, logger: logger)
         let inbound = try InboundConnection(configuration: configuration, inbox: inbox, ready: ready, health: health, logger: logger)
         let ownership = ShardOwnership(clientID: configuration.effectiveClientID, postgres: postgres, inbox: inbox, inbound: inbound, journal: journal,
-                                       sharing: sharing, logger: logger)
+                                       logger: logger)
         let loop = DecisionLoop(configuration: configuration, inbox: inbox, postgres: postgres, journal: journal, publisher: publisher, health: health,
                                 deadLetters: deadLetters, calibration: calibration, ready: ready, ownership: ownership,
                                 live: live, metrics: metrics, logger: logger)

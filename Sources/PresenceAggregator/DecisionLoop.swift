@@ -66,8 +66,7 @@ final class DecisionLoop: Service {
         coreConfiguration.name = configuration.topicName
         var core = AggregatorCore(configuration: coreConfiguration, registry: start.registry, sessions: start.sessions, zoneSessions: start.zoneSessions,
                                   savedClock: start.savedClock, recentNotifications: start.recentNotifications, storedOffsets: start.storedOffsets,
-                                  now: WallClock.milliseconds())
-        execute(core.own(grant.shards, sessions: grant.sessions, zoneSessions: grant.zoneSessions, at: WallClock.milliseconds()), core)
+                                  owning: grant, now: WallClock.milliseconds())
         execute(core.resume(at: WallClock.milliseconds()), core)
         ready.open()
         await withTaskGroup(of: Void.self) { group in
@@ -126,9 +125,9 @@ final class DecisionLoop: Service {
                         execute(core.replaceRegistry(registry, at: WallClock.milliseconds()), core)
                     case .question(let answer):
                         answer(core)
-                    case .change(let change):
-                        execute(change.body(&core), core)
-                        change.done(true)
+                    case .grant(let grant, let taken):
+                        execute(core.own(grant, at: WallClock.milliseconds()), core)
+                        taken.resume(returning: true)
                     }
                 }
             } onGracefulShutdown: { [inbox] in
@@ -169,6 +168,8 @@ final class DecisionLoop: Service {
                 calibration.offer(summary)
             case .health(let report, let topic):
                 publisher.publishNow(MQTTMessage(topic: topic, payload: report.encoded(), qos: 0, retain: true))
+            case .refused(let refusal):
+                logger.error("the decision core refused an input out of its order", metadata: ["refusal": "\(refusal)"])
             }
         }
     }

@@ -6,9 +6,10 @@ import Synchronization
 /// Everything the decision loop reacts to, in one queue with one reader: messages as the inbound
 /// connection receives them (stamped with their arrival, bounded in bytes, what does not fit is
 /// dropped and counted), ticks of the clock (at most one waiting), registries loaded beside the
-/// loop (only the newest waits), and questions about what the core shows (the venue page's, at most
-/// `questionLimit` waiting). Questions come first, then a waiting registry, then ticks and messages
-/// in the order they came, so that none starves the others.
+/// loop (only the newest waits), questions about what the core shows (the venue page's, at most
+/// `questionLimit` waiting), and the shards `ShardOwnership` grants. Questions come first, then a
+/// waiting registry, then ticks, messages and grants in the order they came, so that none starves
+/// the others.
 final class LoopInbox: Sendable {
     enum Item: Sendable {
         case message(MQTTMessage, receivedAt: Int64)
@@ -18,15 +19,9 @@ final class LoopInbox: Sendable {
         case registry(Registry, loadedAt: Int64)
         /// Answered by the loop with its core; with nil when the loop will not answer (stopped).
         case question(@Sendable (AggregatorCore?) -> Void)
-        /// A change of the core from beside the loop, in order with the messages.
-        case change(Change)
-    }
-
-    /// A change of the core (the shards it owns): `body` runs on the loop and returns the actions
-    /// the loop carries out; `done` hears whether it ran (false: the loop had stopped).
-    struct Change: Sendable {
-        let body: @Sendable (inout AggregatorCore) -> [AggregatorCore.Action]
-        let done: @Sendable (Bool) -> Void
+        /// Shards granted beside the loop, in order with the messages: the loop's core owns them,
+        /// then `taken` hears true (false: the loop had stopped).
+        case grant(ShardGrant, taken: CheckedContinuation<Bool, Never>)
     }
 
     /// What the inbox has dropped and holds.
@@ -129,18 +124,18 @@ final class LoopInbox: Sendable {
         if refused { answer(nil) }
     }
 
-    /// Has the loop change its core; returns once it did (false: the loop has stopped).
-    func change(_ body: @escaping @Sendable (inout AggregatorCore) -> [AggregatorCore.Action]) async -> Bool {
+    /// Has the loop's core own `grant`; returns once it does (false: the loop has stopped).
+    func grant(_ grant: ShardGrant) async -> Bool {
         await withCheckedContinuation { continuation in
-            let change = Change(body: body) { continuation.resume(returning: $0) }
+            let item = Item.grant(grant, taken: continuation)
             var refused = false
-            deliver(.change(change)) { state in
-                state.items.append(.change(change))
+            deliver(item) { state in
+                state.items.append(item)
                 return true
             } refused: {
                 refused = true
             }
-            if refused { change.done(false) }
+            if refused { continuation.resume(returning: false) }
         }
     }
 
@@ -157,17 +152,19 @@ final class LoopInbox: Sendable {
     }
 
     /// The questions no loop will answer (after the last `next()`), answered with nil, and the
-    /// changes it will not make, refused.
+    /// grants it will not take, refused.
     func dropQuestions() {
-        let (questions, changes) = state.withLock { state in
+        let (questions, grants) = state.withLock { state in
             defer {
                 state.questions = []
-                state.items.removeAll { if case .change = $0 { true } else { false } }
+                state.items.removeAll { if case .grant = $0 { true } else { false } }
             }
-            return (state.questions, state.items.compactMap { item -> Change? in if case .change(let change) = item { change } else { nil } })
+            return (state.questions, state.items.compactMap { item -> CheckedContinuation<Bool, Never>? in
+                if case .grant(_, let taken) = item { taken } else { nil }
+            })
         }
         for question in questions { question(nil) }
-        for change in changes { change.done(false) }
+        for taken in grants { taken.resume(returning: false) }
     }
 
     /// The next item if one is waiting, taken without suspending; nil when none is. One reader only.
@@ -223,7 +220,7 @@ final class LoopInbox: Sendable {
         case .message(let message, _): state.bytes -= message.queuedSize
         case .messages(let messages, _): state.bytes -= messages.queuedSize
         case .tick: state.tickWaiting = false
-        case .registry, .question, .change: break
+        case .registry, .question, .grant: break
         }
         return item
     }

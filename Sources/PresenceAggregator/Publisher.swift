@@ -22,16 +22,14 @@ final class Publisher: Service {
     private let logger: Logger
     private let client: MQTTClient
     private let metrics: AggregatorMetrics?
-    private let sharing: SharingState
     /// How long events waited from their decision to the broker's acknowledgement.
     let latency = LatencyRecorder()
     /// Events the broker acknowledged, with the end of their record, for the database writer.
     private let acknowledged = Mutex<[(end: UInt64, id: String)]>([])
 
-    init(configuration: AggregatorConfiguration, journal: Journal, health: AggregatorHealth, deadLetters: DeadLetters, sharing: SharingState,
-         metrics: AggregatorMetrics?, logger: Logger) throws {
+    init(configuration: AggregatorConfiguration, journal: Journal, health: AggregatorHealth, deadLetters: DeadLetters, metrics: AggregatorMetrics?,
+         logger: Logger) throws {
         self.configuration = configuration
-        self.sharing = sharing
         self.metrics = metrics
         self.journal = journal
         self.health = health
@@ -109,9 +107,9 @@ final class Publisher: Service {
                     cursor = entry.end
                     continue
                 }
-                // Shared with other aggregators, a record goes out once the database holds it: the
-                // one that takes this one's shards over resumes from the database.
-                if sharing.isShared, !(await journal.waitUntilApplied(entry.end)) { break sending }
+                // Decided while other aggregators shared the venue, a record goes out once the
+                // database holds it: the one that takes this one's shards over resumes from the database.
+                if decided.publishOnceStored, !(await journal.waitUntilApplied(entry.end)) { break sending }
                 progress.begin(start: entry.start, end: entry.end, messages: decided.messages.count)
                 let decidedAt = decided.decidedAt
                 for message in decided.messages {

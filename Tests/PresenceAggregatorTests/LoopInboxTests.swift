@@ -1,9 +1,10 @@
+import PresenceCore
 import PresenceMQTT
 import Testing
 @testable import PresenceAggregator
 
 /// The decision loop's inbox as the loop drains it: what is waiting is taken without waiting,
-/// questions first, then ticks and messages in order; a full inbox drops and counts.
+/// questions first, then ticks, messages and grants in order; a full inbox drops and counts.
 @Suite struct LoopInboxTests {
     static func topic(of item: LoopInbox.Item?) -> String {
         switch item {
@@ -12,7 +13,7 @@ import Testing
         case .tick: "tick"
         case .question: "question"
         case .registry: "registry"
-        case .change: "change"
+        case .grant: "grant"
         case nil: "none"
         }
     }
@@ -55,5 +56,31 @@ import Testing
         try? await Task.sleep(for: .milliseconds(50))
         inbox.push(read, receivedAt: 4)
         #expect(Self.topic(of: await taken) == "r0+r1+r2")
+    }
+
+    @Test func aGrantWaitsInOrderWithTheMessagesUntilTheLoopTakesIt() async {
+        let inbox = LoopInbox(limit: 1 << 20)
+        inbox.push(MQTTMessage(topic: "a", payload: [1], qos: 0), receivedAt: 1)
+        async let taken = inbox.grant(ShardGrant(shards: ShardSet([2]), shared: true))
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(Self.topic(of: inbox.nextIfReady()) == "a")
+        guard case .grant(let grant, let answer) = inbox.nextIfReady() else {
+            Issue.record("no grant after the message")
+            return
+        }
+        #expect(grant == ShardGrant(shards: ShardSet([2]), shared: true))
+        answer.resume(returning: true)
+        #expect(await taken)
+    }
+
+    @Test func aGrantTheLoopWillNotTakeIsRefused() async {
+        let inbox = LoopInbox(limit: 1 << 20)
+        async let left = inbox.grant(ShardGrant(shards: ShardSet([1])))
+        try? await Task.sleep(for: .milliseconds(50))
+        // The loop ended without taking it.
+        inbox.finish()
+        inbox.dropQuestions()
+        #expect(await left == false)
+        #expect(await inbox.grant(ShardGrant(shards: ShardSet([1]))) == false, "a finished inbox takes no grant")
     }
 }

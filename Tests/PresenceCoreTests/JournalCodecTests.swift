@@ -27,6 +27,7 @@ import Testing
                                       OutboundMessage(topic: topics.notify(user: "alice"), payload: goodbye.encoded())] + changes.messages(topics),
                            notifications: [goodbye], decidedAt: 1_763_774_791_234)),
             .decided(.init(messages: [], decidedAt: .min)),
+            .decided(.init(messages: [OutboundMessage(enter, topics)], decidedAt: 1_763_774_791_235, publishOnceStored: true)),
             .progress(.init(clock: 1_763_774_800_000, lastSeen: [.init(user: "alice", time: 5), .init(user: "bob", time: -5)])),
             .progress(.init(clock: 0, lastSeen: [])),
             .erased(users: ["alice", "ünïcode ✓"]),
@@ -61,6 +62,16 @@ import Testing
         for record in Self.records {
             #expect(try JournalCodec.decode(JournalCodec.encode(record)[...], topics: Self.topics) == record)
         }
+    }
+
+    @Test func whetherARecordIsPublishedOnceStoredIsItsKind() throws {
+        let record = OutboundRecord.Decided(messages: [OutboundMessage(Self.enter, Self.topics)], decidedAt: 5)
+        var once = record
+        once.publishOnceStored = true
+        #expect(JournalCodec.encode(.decided(record)).first == 6)
+        #expect(JournalCodec.encode(.decided(once)).first == 7)
+        #expect(try JournalCodec.decode(JournalCodec.encode(.decided(once))[...], topics: Self.topics) == .decided(once))
+        #expect(try JournalCodec.decode(JournalCodec.encode(.decided(record))[...], topics: Self.topics) == .decided(record))
     }
 
     @Test func damagedBodiesThrowInsteadOfTrapping() {

@@ -17,6 +17,17 @@ extension AggregatorCore {
         /// Publish the fleet's health, retained, on `topic` (`FleetReport.encoded()`): the whole
         /// venue's on `{p}/v1/health`, or this aggregator's part on `{p}/v1/health/parts/{name}`.
         case health(FleetReport, topic: String)
+        /// An input the core does not take where it is in its life (a mistake of the shell's, not
+        /// the venue's): nothing changed.
+        case refused(Refusal)
+    }
+
+    /// Why the core refused an input (`Action.refused`).
+    public enum Refusal: Sendable, Equatable {
+        /// A message or a tick before `resume(at:)`: it would be decided without the sessions waiting to resume.
+        case notResumed
+        /// `resume(at:)` once the core has resumed (or finished).
+        case alreadyResumed
     }
 
     /// A log line, without a logging library: the shell writes it.

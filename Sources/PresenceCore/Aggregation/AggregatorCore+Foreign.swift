@@ -3,11 +3,14 @@ extension AggregatorCore {
     /// without a String made of a foreign node's topic (a stream subscriber's read holds them by the
     /// fifty).
     public mutating func receive(topicBytes topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, at receivedAt: Int64) -> [Action] {
-        precondition(state != .starting, "resume(at:) comes before the first message")
-        guard state != .finished else { return [] }
+        switch state {
+        case .starting: return [.refused(.notResumed)]
+        case .finished: return []
+        case .catchingUp, .live: break
+        }
         // The other aggregators' topics come first, as `receive(topic:payload:at:)` reads them.
-        let shared = configuration.sharing && sharedTopicPrefixes.contains { topic.starts(with: $0) }
-        if !configuration.foreign.isEmpty, !shared {
+        let fromOthers = configuration.sharing && sharedTopicPrefixes.contains { topic.starts(with: $0) }
+        if !configuration.foreign.isEmpty, !fromOthers {
             var actions: [Action] = []
             if receiveForeign(topic: topic, payload: payload, at: TimeBounds.clamped(receivedAt), into: &actions) { return actions }
         }

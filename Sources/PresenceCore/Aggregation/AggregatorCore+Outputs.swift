@@ -1,6 +1,12 @@
 /// What follows from decisions: the records they make (every message encoded once), the venue
 /// page's updates, progress, positions, node rows, and the fleet's health.
 extension AggregatorCore {
+    /// The record of `messages` decided at `decidedAt`, published once stored while others share
+    /// the venue.
+    func record(messages: [OutboundMessage], notifications: [PresenceNotification] = [], decidedAt: Int64) -> Action {
+        .record(.decided(.init(messages: messages, notifications: notifications, decidedAt: decidedAt, publishOnceStored: shared)))
+    }
+
     /// Records events decided at `time` with the zone events they bring about (after
     /// `zoneEvents`, those the registry or a resume brought about first), the notifications,
     /// retained states and Home Assistant trackers they change, and shows them on the page.
@@ -38,7 +44,7 @@ extension AggregatorCore {
             for event in events where !touched.contains(event.user) { touched.append(event.user) }
             messages += homeAssistant?.follow(touched, events: events, registry: registry, board: board, at: time) ?? []
         }
-        actions.append(.record(.decided(.init(messages: messages, notifications: sent, decidedAt: time))))
+        actions.append(record(messages: messages, notifications: sent, decidedAt: time))
         for event in events {
             eventCounts[EventTally(kind: event.kind, reason: event.reason), default: 0] += 1
             flaps.observe(event)
@@ -118,7 +124,7 @@ extension AggregatorCore {
         guard !due.isEmpty || !dueZones.isEmpty else { return }
         var changes = PresenceBoard.Changes()
         changes.beacons = due.map(beaconState(of:))
-        actions.append(.record(.decided(.init(messages: stateMessages(changes) + zoneStateMessages(dueZones), decidedAt: now))))
+        actions.append(record(messages: stateMessages(changes) + zoneStateMessages(dueZones), decidedAt: now))
         if page != nil, !changes.beacons.isEmpty { actions.append(.page(changes.beacons.map { .beacon($0) })) }
     }
 
@@ -137,7 +143,7 @@ extension AggregatorCore {
         }
         positionsMark = pipeline.engine.touches
         guard !changes.isEmpty else { return }
-        actions.append(.record(.decided(.init(messages: stateMessages(changes), decidedAt: now))))
+        actions.append(record(messages: stateMessages(changes), decidedAt: now))
         if page != nil { actions.append(.page(changes.users.map { .user($0, name: pipeline.registry.users[$0.user]?.name) })) }
     }
 
@@ -150,7 +156,7 @@ extension AggregatorCore {
         }
         rangingMark = pipeline.engine.touches
         guard !changes.isEmpty else { return }
-        actions.append(.record(.decided(.init(messages: stateMessages(changes), decidedAt: now))))
+        actions.append(record(messages: stateMessages(changes), decidedAt: now))
         if page != nil { actions.append(.page(changes.users.map { .user($0, name: pipeline.registry.users[$0.user]?.name) })) }
     }
 

@@ -3,40 +3,55 @@ extension AggregatorCore {
     /// The shards this core decides for now; nil: every shard (not sharing).
     public var ownedShards: ShardSet? { pipeline.owned }
 
-    /// From `now` on the core decides for the users of `shards`. Users of shards it no longer owns
-    /// are forgotten without an event once their last sightings are saved exactly (the next owner
-    /// resumes them from the database). Users of shards it now owns resume their open sessions:
-    /// those it parked at its start for a shard it owns for the first time, else `sessions` (what
-    /// the database says, which the caller read after the shard was locked); a session whose user,
-    /// device or beacon has gone ends now, as at a restart, and one whose user left meanwhile ends
-    /// at its last sighting's timeout. Sessions parked for shards not owned the first time are
-    /// dropped (another aggregator has them, and resumes them from the database). The zone stays
-    /// of resumed users come back the same way (`zoneSessions`: what the database says).
-    public mutating func own(_ shards: ShardSet, sessions: [Presence], zoneSessions: [ZoneSession] = [], at now: Int64) -> [Action] {
+    /// From `now` on the core decides for the users of the grant's shards, and publishes once
+    /// stored while the grant says others share the venue. Users of shards it no longer owns are
+    /// forgotten without an event once their last sightings are saved exactly (the next owner
+    /// resumes them from the database). Users of shards it now owns resume their open sessions as
+    /// the grant gives them (what the database said once the shards were locked); a session whose
+    /// user, device or beacon has gone ends now, as at a restart, and one whose user left meanwhile
+    /// ends at its last sighting's timeout. The zone stays of resumed users come back the same way.
+    /// Before `resume(at:)`, the grant changes what it resumes instead: the sessions the core was
+    /// made with (fresher than the database's) of the shards it still owns, and the grant's of
+    /// users it holds none of.
+    public mutating func own(_ grant: ShardGrant, at now: Int64) -> [Action] {
         guard configuration.sharing, state != .finished else { return [] }
+        shared = grant.shared
         let now = TimeBounds.clamped(now)
         let before = pipeline.owned ?? .empty
-        let released = before.subtracting(shards)
-        let adopted = shards.subtracting(before)
         var actions: [Action] = []
+        var moved = (resumed: 0, letGo: 0)
+        if case .starting(let resumption) = state {
+            pipeline.own(grant.shards)
+            let next = Self.resumption(of: grant, from: resumption, homes: homes)
+            moved.resumed = next.sessions.count
+            state = .starting(next)
+        } else {
+            moved = take(grant, at: now, into: &actions)
+        }
+        let released = before.subtracting(grant.shards), adopted = grant.shards.subtracting(before)
+        if !released.isEmpty || !adopted.isEmpty || moved.resumed > 0 {
+            actions.append(.log(LogLine(.notice, "shards owned", [
+                "shards": "\(grant.shards)", "taken": "\(adopted)", "given_back": "\(released)", "sessions_resumed": "\(moved.resumed)",
+                "users_let_go": "\(moved.letGo)",
+            ])))
+        }
+        return actions
+    }
+
+    /// `own(_:at:)` once resumed: lets the users of shards no longer owned go, resumes those of
+    /// shards taken, and publishes the beacons' states afresh when they become this core's to
+    /// publish; returns how many sessions resumed and users went.
+    private mutating func take(_ grant: ShardGrant, at now: Int64, into actions: inout [Action]) -> (resumed: Int, letGo: Int) {
+        let shards = grant.shards
         let home = homes
         let wasPublishing = publishesBeacons
         let leaving = letGo(of: { !shards.contains(home[$0] ?? 0) }, into: &actions)
         pipeline.own(shards)
-        var resumed: [Presence] = []
-        var resumedStays: [ZoneSession] = []
-        for shard in adopted.sorted {
-            resumed += parked.removeValue(forKey: shard) ?? []
-            resumedStays += parkedZones.removeValue(forKey: shard) ?? []
-        }
-        parked = [:]
-        parkedZones = [:]
         // What the database says of users of these shards that this core does not hold: those of a
         // shard just taken, or re-homed here by a new shard count.
-        let held = Set(resumed.map(\.user)).union(resumedStays.map(\.user))
-        let isNew = { [engine = pipeline.engine] (user: String) in shards.contains(home[user] ?? 0) && engine.presences[user] == nil && !held.contains(user) }
-        resumed += sessions.filter { isNew($0.user) }
-        resumedStays += zoneSessions.filter { isNew($0.user) && zones.stays(of: $0.user).isEmpty }
+        let isNew = { [engine = pipeline.engine] (user: String) in shards.contains(home[user] ?? 0) && engine.presences[user] == nil }
+        let resumed = grant.sessions.filter { isNew($0.user) }
+        let resumedStays = grant.zoneSessions.filter { isNew($0.user) && zones.stays(of: $0.user).isEmpty }
         if !resumed.isEmpty || !resumedStays.isEmpty {
             // Theirs no longer: this core's board holds them now.
             for session in resumed { _ = others.set(session.user, to: nil) }
@@ -46,7 +61,7 @@ extension AggregatorCore {
             decided(exits, zoneEvents: zoneEvents, at: now, into: &actions)
         }
         var messages: [OutboundMessage] = []
-        if publishesBeacons, !wasPublishing, state != .starting {
+        if publishesBeacons, !wasPublishing {
             // The beacons' states (and Home Assistant's configs) are this aggregator's to publish now: all of them, afresh.
             var changes = PresenceBoard.Changes()
             changes.beacons = pipeline.registry.beacons.keys.sorted().map(beaconState(of:))
@@ -56,14 +71,31 @@ extension AggregatorCore {
         } else if !resumed.isEmpty {
             messages += homeAssistant?.follow(resumed.map(\.user), events: [], registry: pipeline.registry, board: board, at: now) ?? []
         }
-        if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
-        if !released.isEmpty || !adopted.isEmpty || !resumed.isEmpty {
-            actions.append(.log(LogLine(.notice, "shards owned", [
-                "shards": "\(shards)", "taken": "\(adopted)", "given_back": "\(released)", "sessions_resumed": "\(resumed.count)",
-                "users_let_go": "\(leaving)",
-            ])))
-        }
-        return actions
+        if !messages.isEmpty { actions.append(record(messages: messages, decidedAt: now)) }
+        return (resumed.count, leaving)
+    }
+
+    /// `own(_:at:)` with the grant of `shards` and the sessions and zone stays the database holds,
+    /// the venue shared or not as the last grant said.
+    public mutating func own(_ shards: ShardSet, sessions: [Presence], zoneSessions: [ZoneSession] = [], at now: Int64) -> [Action] {
+        own(ShardGrant(shards: shards, sessions: sessions, zoneSessions: zoneSessions, shared: shared), at: now)
+    }
+
+    /// What a start resumes once `grant` says which shards are the core's: of what it would have
+    /// resumed (`given`: this aggregator's journal laid over its database), the sessions and stays
+    /// of the grant's shards, by shard, then the grant's of the users of those shards it holds
+    /// none of.
+    static func resumption(of grant: ShardGrant, from given: Resumption, homes: [String: Int]) -> Resumption {
+        let home = { (user: String) in homes[user] ?? 0 }
+        let sessions = Dictionary(grouping: given.sessions) { home($0.user) }
+        let stays = Dictionary(grouping: given.zoneSessions) { home($0.user) }
+        var resumption = Resumption(sessions: grant.shards.sorted.flatMap { sessions[$0] ?? [] },
+                                    zoneSessions: grant.shards.sorted.flatMap { stays[$0] ?? [] })
+        let held = Set(resumption.sessions.map(\.user)).union(resumption.zoneSessions.map(\.user))
+        let isNew = { (user: String) in grant.shards.contains(home(user)) && !held.contains(user) }
+        resumption.sessions += grant.sessions.filter { isNew($0.user) }
+        resumption.zoneSessions += grant.zoneSessions.filter { isNew($0.user) }
+        return resumption
     }
 
     /// Whether this core decides for a user (their home shard is its own), apart from the core.
@@ -104,7 +136,7 @@ extension AggregatorCore {
             var touchedZones: Set<String> = []
             for beacon in changed { touchedZones.formUnion(zones.map.zones(of: beacon)) }
             let messages = stateMessages(changes) + zoneStateMessages(zoneStates.changed(Array(touchedZones), at: now))
-            if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
+            if !messages.isEmpty { actions.append(record(messages: messages, decidedAt: now)) }
         }
         updates += changed.map { .beacon(beaconState(of: $0)) }
         if page != nil { actions.append(.page(updates)) }

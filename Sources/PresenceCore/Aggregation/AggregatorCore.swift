@@ -61,10 +61,11 @@ public struct AggregatorCore: Sendable {
         public init() {}
     }
 
-    /// Where the core is in its life.
+    /// Where the core is in its life, with what that part of it needs.
     public enum State: Sendable, Equatable {
-        /// Made; `resume(at:)` publishes the resumed states and moves on.
-        case starting
+        /// Made, with the sessions and zone stays to resume; `resume(at:)` resumes them, publishes
+        /// every state afresh and moves on. No message or tick is taken before (`Refusal`).
+        case starting(Resumption)
         /// Draining what the broker kept during a downtime, in the backlog's own time: no tick
         /// moves the clock until it is drained.
         case catchingUp
@@ -74,8 +75,20 @@ public struct AggregatorCore: Sendable {
         case finished
     }
 
+    /// The sessions and zone stays open when the aggregator stopped, that a start resumes: all of
+    /// them, or (sharing) those of the shards it owns.
+    public struct Resumption: Sendable, Equatable {
+        public var sessions: [Presence]
+        public var zoneSessions: [ZoneSession]
+
+        public init(sessions: [Presence] = [], zoneSessions: [ZoneSession] = []) {
+            self.sessions = sessions
+            self.zoneSessions = zoneSessions
+        }
+    }
+
     public let configuration: Configuration
-    public internal(set) var state = State.starting
+    public internal(set) var state: State
     public internal(set) var pipeline: PresencePipeline
     /// Who is where: the retained states, the page and Home Assistant all follow it.
     public internal(set) var board = PresenceBoard()
@@ -101,18 +114,13 @@ public struct AggregatorCore: Sendable {
     var positionsMark: UInt64 = 0
     var rangingMark: UInt64 = 0
     var rangedAt: Int64
-    /// The sessions and zone stays to resume, until `resume(at:)`.
-    var sessions: [Presence]
-    var zoneSessions: [ZoneSession]
     /// Each user's home shard (`Registry.homeShards`), for the registry in use.
     var homes: [String: Int] = [:]
     /// Where the users of other aggregators' shards are, from their retained states (sharing).
     var others = OthersPlaces()
-    /// Sharing: the sessions this aggregator's own journal and database gave at the start, by the
-    /// home shard of their user, until the first ownership (those of shards it owns then are
-    /// fresher than what the database says).
-    var parked: [Int: [Presence]] = [:]
-    var parkedZones: [Int: [ZoneSession]] = [:]
+    /// Whether other aggregators share the venue, as the last `ShardGrant` said: then a record is
+    /// published only once the database holds it (`OutboundRecord.Decided.publishOnceStored`).
+    var shared = false
     /// The self-calibration revision last logged.
     var loggedCalibration = 0
     /// When the fleet's health was last reported, and what it and this aggregator's part outlined then.
@@ -126,9 +134,11 @@ public struct AggregatorCore: Sendable {
     /// A core (`starting`) that resumes `sessions` and `zoneSessions` (open when the aggregator
     /// stopped) with `registry`, its clock at the saved one (or `now`), remembering the
     /// notifications sent within the cool-down, and (with self-calibration) applying the node
-    /// offsets stored before.
+    /// offsets stored before. Sharing the venue (`Configuration.sharing`), it owns the shards of
+    /// its first grant from the start (none without one), and resumes only their users, as
+    /// `own(_:at:)` says before `resume(at:)`.
     public init(configuration: Configuration, registry: Registry, sessions: [Presence] = [], zoneSessions: [ZoneSession] = [], savedClock: Int64? = nil,
-                recentNotifications: [PresenceNotification] = [], storedOffsets: [String: Double] = [:], now: Int64) {
+                recentNotifications: [PresenceNotification] = [], storedOffsets: [String: Double] = [:], owning first: ShardGrant? = nil, now: Int64) {
         self.configuration = configuration
         let topics = configuration.topics
         sharedTopicPrefixes = [topics.userStatePrefix, topics.eventPrefix, topics.healthPartPrefix].map { Array($0.utf8) }
@@ -148,33 +158,32 @@ public struct AggregatorCore: Sendable {
         statsAt = now
         rangedAt = now
         board.ranges = configuration.rangingInterval > 0
+        let given = Resumption(sessions: sessions, zoneSessions: zoneSessions)
         if configuration.sharing {
-            pipeline.own(.empty)
             homes = registry.homeShards()
-            self.sessions = []
-            self.zoneSessions = []
-            for session in sessions { parked[homes[session.user] ?? 0, default: []].append(session) }
-            for session in zoneSessions { parkedZones[homes[session.user] ?? 0, default: []].append(session) }
+            let grant = first ?? ShardGrant(shards: .empty)
+            pipeline.own(grant.shards)
+            shared = grant.shared
+            state = .starting(Self.resumption(of: grant, from: given, homes: homes))
         } else {
-            self.sessions = sessions
-            self.zoneSessions = zoneSessions
+            state = .starting(given)
         }
     }
 
     /// Whether the backlog is still being drained.
-    public var catchingUp: Bool { state == .catchingUp }
+    public var catchingUp: Bool {
+        if case .catchingUp = state { true } else { false }
+    }
 
     /// Resumes the open sessions: the venue's configuration for nodes and every retained state are
     /// published afresh (with Home Assistant's configs and trackers), and sessions whose user, device or beacon has gone (or whose user is
     /// incognito) end now. Then the core catches up, or goes live.
     public mutating func resume(at now: Int64) -> [Action] {
-        precondition(state == .starting, "resume(at:) once, first")
+        guard case .starting(let resumption) = state else { return [.refused(.alreadyResumed)] }
         let now = TimeBounds.clamped(now)
-        let sessions = self.sessions
-        self.sessions = []
+        let sessions = resumption.sessions
         state = configuration.catchUp ? .catchingUp : .live
-        let zoneEvents = resumeZones(zoneSessions, with: sessions)
-        zoneSessions = []
+        let zoneEvents = resumeZones(resumption.zoneSessions, with: sessions)
         let exits = pipeline.resume(sessions, at: pipeline.clock)
         var actions: [Action] = []
         let restored = board.restore(sessions, beacons: Array(pipeline.registry.beacons.keys))
@@ -182,7 +191,7 @@ public struct AggregatorCore: Sendable {
         messages += zoneStateMessages(zones.map.zones.keys.sorted())
         let mine = ownsUser, configs = publishesBeacons
         messages += homeAssistant?.update(registry: pipeline.registry, board: board, at: now, owns: mine, configs: configs) ?? []
-        if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
+        if !messages.isEmpty { actions.append(record(messages: messages, decidedAt: now)) }
         if page != nil {
             let rows = nodeRows(at: now)
             _ = page?.replaceNodes(rows)
@@ -200,8 +209,11 @@ public struct AggregatorCore: Sendable {
     /// or its stats, a foreign node's report or status (`configuration.foreign`); anything else is
     /// ignored, and so is everything once finished.
     public mutating func receive(topic: String, payload: UnsafeRawBufferPointer, at receivedAt: Int64) -> [Action] {
-        precondition(state != .starting, "resume(at:) comes before the first message")
-        guard state != .finished else { return [] }
+        switch state {
+        case .starting: return [.refused(.notResumed)]
+        case .finished: return []
+        case .catchingUp, .live: break
+        }
         let receivedAt = TimeBounds.clamped(receivedAt)
         var actions: [Action] = []
         let outcome: PresencePipeline.Outcome
@@ -227,7 +239,7 @@ public struct AggregatorCore: Sendable {
         switch Topics.nodeMessage(in: topic) {
         case .sightings(let node):
             lastMessageAt = receivedAt
-            outcome = pipeline.receive(payload, node: Substring(node), at: receivedAt, catchingUp: state == .catchingUp)
+            outcome = pipeline.receive(payload, node: Substring(node), at: receivedAt, catchingUp: catchingUp)
             calibrated(into: &actions)
             if outcome.refusal == nil, outcome.droppedSightings > 0 {
                 warn("sightings", "dropped invalid sightings from a batch", ["node": node, "dropped": "\(outcome.droppedSightings)"], at: receivedAt,
@@ -270,11 +282,14 @@ public struct AggregatorCore: Sendable {
     /// positions and node rows and report counters when they are due. While catching up, nothing
     /// moves until the backlog is drained.
     public mutating func tick(at now: Int64) -> [Action] {
-        precondition(state != .starting, "resume(at:) comes before the first tick")
-        guard state != .finished else { return [] }
+        switch state {
+        case .starting: return [.refused(.notResumed)]
+        case .finished: return []
+        case .catchingUp, .live: break
+        }
         let now = TimeBounds.clamped(now)
         var actions: [Action] = []
-        if state == .catchingUp {
+        if catchingUp {
             let lag = TimeBounds.difference(now, pipeline.clock)
             let caughtUp = lag <= configuration.catchUpQuiet + configuration.pipeline.lateness
             let quiet = subscribedAt.map { TimeBounds.difference(now, max(lastMessageAt, $0)) >= configuration.catchUpQuiet } ?? false
@@ -367,7 +382,7 @@ public struct AggregatorCore: Sendable {
             messages += zoneStateMessages(zones.map.zones.keys.sorted())
         }
         messages += homeAssistant?.update(registry: registry, board: board, at: now, owns: mine, configs: configs) ?? []
-        if !messages.isEmpty { actions.append(.record(.decided(.init(messages: messages, decidedAt: now)))) }
+        if !messages.isEmpty { actions.append(record(messages: messages, decidedAt: now)) }
         if page != nil {
             let rows = nodeRows(at: now)
             _ = page?.replaceNodes(rows)
@@ -398,7 +413,7 @@ public struct AggregatorCore: Sendable {
     /// The counters now.
     public func statistics(at now: Int64) -> Statistics {
         var statistics = Statistics(counters: pipeline.counters, strangers: pipeline.strangers, late: pipeline.engine.statistics.late,
-                                    decisionLag: TimeBounds.difference(now, pipeline.engine.now), catchingUp: state == .catchingUp,
+                                    decisionLag: TimeBounds.difference(now, pipeline.engine.now), catchingUp: catchingUp,
                                     calibration: pipeline.selfCalibration?.summary, events: eventCounts, flaps: flaps.count, nodes: page?.nodes ?? [])
         if page != nil {
             let others = ownsEveryShard ? nil : self.others

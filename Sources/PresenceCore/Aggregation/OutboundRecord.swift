@@ -18,11 +18,16 @@ public enum OutboundRecord: Sendable, Equatable {
         public var notifications: [PresenceNotification]
         /// When they were decided (the wall clock of the message or tick that decided them), ms.
         public var decidedAt: Int64
+        /// Whether the messages go out only once the database holds the record: decided while
+        /// other aggregators shared the venue, one of which may take these users over from the
+        /// database and must not miss what was published (a second enter).
+        public var publishOnceStored: Bool
 
-        public init(messages: [OutboundMessage], notifications: [PresenceNotification] = [], decidedAt: Int64) {
+        public init(messages: [OutboundMessage], notifications: [PresenceNotification] = [], decidedAt: Int64, publishOnceStored: Bool = false) {
             self.messages = messages
             self.notifications = notifications
             self.decidedAt = decidedAt
+            self.publishOnceStored = publishOnceStored
         }
 
         /// The events among the messages, in order.

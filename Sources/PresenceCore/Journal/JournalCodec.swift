@@ -1,19 +1,19 @@
 /// The binary form of an `OutboundRecord` in the aggregator's journal: a kind byte, then the
 /// record's values in `ByteWriter`'s layout. A decided record holds its messages as they are
 /// published (an event's message as its payload, the event's JSON), so that an event is encoded
-/// once. Records of the layout before that (kinds 1, 2 and 5, whose messages were made when
+/// once; its kind says whether it is published only once stored. Records of the layout before that (kinds 1, 2 and 5, whose messages were made when
 /// published) are read into today's form with the topics they were published under. Decoding never
 /// traps: a damaged body throws.
 public enum JournalCodec {
     private enum Kind: UInt8 {
-        case legacyDecided = 1, legacyStates = 2, progress = 3, erased = 4, legacyMessages = 5, decided = 6
+        case legacyDecided = 1, legacyStates = 2, progress = 3, erased = 4, legacyMessages = 5, decided = 6, decidedPublishedOnceStored = 7
     }
 
     public static func encode(_ record: OutboundRecord) -> [UInt8] {
         var writer = ByteWriter()
         switch record {
         case .decided(let decided):
-            writer.byte(Kind.decided.rawValue)
+            writer.byte((decided.publishOnceStored ? Kind.decidedPublishedOnceStored : Kind.decided).rawValue)
             writer.array(decided.messages) { writer, message in
                 writer.string(message.topic)
                 writer.raw(message.payload)
@@ -40,8 +40,9 @@ public enum JournalCodec {
     public static func decode(_ body: ArraySlice<UInt8>, topics: Topics) throws(MalformedBytes) -> OutboundRecord {
         var reader = ByteReader(body)
         let record: OutboundRecord
-        switch Kind(rawValue: try reader.byte()) {
-        case .decided:
+        let kind = Kind(rawValue: try reader.byte())
+        switch kind {
+        case .decided, .decidedPublishedOnceStored:
             let messages = try reader.array { (reader: inout ByteReader) throws(ByteReader.Malformed) in
                 let topic = try reader.string()
                 let payload = try reader.raw()
@@ -54,7 +55,8 @@ public enum JournalCodec {
                 }
             }
             let notifications = try reader.array(notification)
-            record = .decided(.init(messages: messages, notifications: notifications, decidedAt: try reader.int64()))
+            record = .decided(.init(messages: messages, notifications: notifications, decidedAt: try reader.int64(),
+                                    publishOnceStored: kind == .decidedPublishedOnceStored))
         case .legacyDecided:
             let events = try reader.array(event)
             let notifications = try reader.array(notification)
