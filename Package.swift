@@ -43,8 +43,8 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
 
         .target(name: "PresenceCore", dependencies: [deque], swiftSettings: strict),
-        .target(name: "PresenceMQTT", dependencies: ["CMosquitto", log], swiftSettings: strict),
-        .target(name: "PresencePostgres", dependencies: ["CLibPQ", log, lifecycle], swiftSettings: strict),
+        .target(name: "PresenceMQTT", dependencies: ["CMosquitto", "PresenceCore", log], swiftSettings: strict),
+        .target(name: "PresencePostgres", dependencies: ["CLibPQ", "PresenceCore", log, lifecycle], swiftSettings: strict),
         .target(name: "PresenceBLE", dependencies: ["CBlueZ", "PresenceCore", log], swiftSettings: strict),
         .target(
             name: "PresenceStore",

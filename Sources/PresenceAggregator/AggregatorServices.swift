@@ -20,7 +20,7 @@ public enum AggregatorServices {
         let inbox = LoopInbox(limit: configuration.inboundBytes)
         let ready = StartGate()
         let health = AggregatorHealth()
-        let postgres = PostgresClient(configuration: configuration.database, logger: logger) { reachable in
+        let postgres = PostgresClient(configuration: configuration.database, retry: configuration.retry, logger: logger) { reachable in
             health.database(reachable: reachable)
         }
         let deadLetters = DeadLetters(directory: directory, logger: logger)

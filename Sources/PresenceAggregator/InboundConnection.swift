@@ -174,7 +174,7 @@ final class InboundConnection: Service {
             }
             logger.warning("no room for inbound messages in the decision loop's inbox; dropping them", metadata: ["dropped": "\(dropped)"])
         }
-        mqtt.reconnectDelayMax = 5
+        mqtt.retry = configuration.retry
         return mqtt
     }
 }
