@@ -16,33 +16,36 @@ import Synchronization
 final class InboundConnection: Service {
     private let configuration: AggregatorConfiguration
     private let client: MQTTClient
-    /// The foreign nodes' subscriptions on a plain-TCP broker.
-    private let stream: StreamSubscriber?
+    /// The foreign nodes' subscriptions, read through swift-nio (plain TCP or TLS).
+    private let foreign: MQTTInboundConnection?
     private let inbox: LoopInbox
     private let ready: StartGate
     private let health: AggregatorHealth
     private let logger: Logger
+    private let drops: InboundDrops
     private let shards = Mutex<(wanted: ShardSet, running: Bool, clients: [Int: MQTTClient])>((.empty, false, [:]))
     private let following = Mutex(false)
 
     init(configuration: AggregatorConfiguration, inbox: LoopInbox, ready: StartGate, health: AggregatorHealth, logger: Logger) throws {
         let topics = configuration.topics
-        var mqtt = Self.session(configuration, clientID: configuration.effectiveClientID, inbox: inbox, logger: logger)
+        let drops = InboundDrops(logger: logger)
+        var mqtt = Self.session(configuration, clientID: configuration.effectiveClientID, inbox: inbox, drops: drops)
         mqtt.subscriptions = [MQTTSubscription(topics.allNodeStatuses, qos: 1), MQTTSubscription(topics.allNodeStats, qos: 0)]
         // Foreign nodes publish at QoS 0, a message per sighting, and cannot split their reports by
-        // shard: every aggregator hears them all and decides for its own shards' users. Over plain
-        // TCP a stream subscriber reads them (a few system calls per read instead of per message);
-        // a TLS broker's come through this session.
-        let foreign = configuration.core.foreign.subscriptions
-        if !foreign.isEmpty, !configuration.broker.url.tls {
-            stream = try StreamSubscriber(broker: configuration.broker, clientID: configuration.effectiveClientID + "-foreign", filters: foreign,
-                                          logger: logger) { messages in
-                guard let dropped = inbox.push(messages, receivedAt: WallClock.milliseconds()) else { return }
-                logger.warning("no room for foreign nodes' messages in the decision loop's inbox; dropping them", metadata: ["dropped": "\(dropped)"])
-            }
+        // shard: every aggregator hears them all and decides for its own shards' users. swift-nio
+        // reads them, over plain TCP or TLS alike: a few system calls per read instead of several
+        // per message, and each read's messages handed to the inbox as one item.
+        let filters = configuration.core.foreign.subscriptions
+        if filters.isEmpty {
+            foreign = nil
         } else {
-            stream = nil
-            mqtt.subscriptions += foreign.map { MQTTSubscription($0, qos: 0) }
+            var connection = MQTTInboundConnection.Configuration(broker: configuration.broker, clientID: configuration.effectiveClientID + "-foreign",
+                                                                 subscriptions: filters.map { MQTTSubscription($0, qos: 0) })
+            connection.retry = configuration.retry
+            foreign = try MQTTInboundConnection(configuration: connection, logger: logger) { messages in
+                guard let dropped = inbox.push(messages, receivedAt: WallClock.milliseconds()) else { return }
+                drops.dropped(total: dropped)
+            }
         }
         client = try MQTTClient(configuration: mqtt, logger: logger)
         self.configuration = configuration
@@ -50,6 +53,7 @@ final class InboundConnection: Service {
         self.ready = ready
         self.health = health
         self.logger = logger
+        self.drops = drops
     }
 
     /// While other aggregators share the venue, hears the users' retained states (theirs tell where
@@ -80,9 +84,18 @@ final class InboundConnection: Service {
         [configuration.topics.allUserStates, configuration.topics.allHealthParts, configuration.topics.allEvents]
     }
 
-    /// Whether the connections are up.
+    /// Whether the connections are up, with every subscription of the foreign nodes' granted.
     var isConnected: Bool {
-        client.isConnected && shards.withLock { $0.clients.values.allSatisfy(\.isConnected) } && (stream?.isConnected ?? true)
+        problem == nil
+    }
+
+    /// Why the connections are not all up, in a line (nil: they are): a refused subscription names
+    /// its filter and the broker's answer.
+    var problem: String? {
+        if let problem = foreign?.status.problem { return "foreign nodes' connection: \(problem)" }
+        guard client.isConnected else { return "not connected to the broker" }
+        let shardsDown = shards.withLock { $0.clients.filter { !$0.value.isConnected }.keys.sorted() }
+        return shardsDown.isEmpty ? nil : "shard sessions not connected: \(shardsDown.map(String.init).joined(separator: ", "))"
     }
 
     /// From now on, receives the sightings of `owned` (and no other shard's): a shard given back
@@ -109,7 +122,16 @@ final class InboundConnection: Service {
         }
         guard !Task.isCancelled, !Task.isShuttingDownGracefully else { return }
         try client.start()
-        stream?.start()
+        try await withThrowingDiscardingTaskGroup { group in
+            if let foreign { group.addTask { try await foreign.run() } }
+            await receiveUntilShutdown()
+        }
+        await client.stop()
+    }
+
+    /// Opens the shards' sessions, says when the first subscriptions are in place, and closes the
+    /// sessions on shutdown (the foreign nodes' connection ends on the same shutdown).
+    private func receiveUntilShutdown() async {
         let first = shards.withLock { state -> [Int] in
             state.running = true
             return state.wanted.sorted
@@ -138,13 +160,11 @@ final class InboundConnection: Service {
             return Array(state.clients.values)
         }
         for shardClient in open { await shardClient.stop() }
-        await stream?.stop()
-        await client.stop()
     }
 
     private func startShard(_ shard: Int) {
         let topics = configuration.topics
-        var mqtt = Self.session(configuration, clientID: configuration.shardClientID(shard), inbox: inbox, logger: logger)
+        var mqtt = Self.session(configuration, clientID: configuration.shardClientID(shard), inbox: inbox, drops: drops)
         mqtt.subscriptions = [MQTTSubscription(topics.shardSightings(shard), qos: 1)]
         // Batches not split (one shard, or a node that has not read the count yet) come with shard 0.
         if shard == 0 { mqtt.subscriptions.append(MQTTSubscription(topics.allSightings, qos: 1)) }
@@ -160,7 +180,7 @@ final class InboundConnection: Service {
     }
 
     /// A persistent session (unless `--clean-session`) whose messages go to the inbox.
-    private static func session(_ configuration: AggregatorConfiguration, clientID: String, inbox: LoopInbox, logger: Logger) -> MQTTConfiguration {
+    private static func session(_ configuration: AggregatorConfiguration, clientID: String, inbox: LoopInbox, drops: InboundDrops) -> MQTTConfiguration {
         var mqtt = MQTTConfiguration(broker: configuration.broker, clientID: clientID)
         mqtt.cleanSession = configuration.cleanSession
         // A persistent session needs, under MQTT 5, a session-expiry CONNECT property, which
@@ -168,11 +188,8 @@ final class InboundConnection: Service {
         // without clean-session for as long as it is configured to.
         if !configuration.cleanSession { mqtt.protocolVersion = .v311 }
         mqtt.onMessage = { message in
-            // Said at the 1st, 10th, 100th... drop: a flood cannot flood the log.
-            guard let dropped = inbox.push(message, receivedAt: WallClock.milliseconds()), String(dropped).dropFirst().allSatisfy({ $0 == "0" }) else {
-                return
-            }
-            logger.warning("no room for inbound messages in the decision loop's inbox; dropping them", metadata: ["dropped": "\(dropped)"])
+            guard let dropped = inbox.push(message, receivedAt: WallClock.milliseconds()) else { return }
+            drops.dropped(total: dropped)
         }
         mqtt.retry = configuration.retry
         return mqtt
