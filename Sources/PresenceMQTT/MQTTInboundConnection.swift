@@ -106,6 +106,12 @@ public final class MQTTInboundConnection: Service, Sendable {
         shared.status.isSubscribed
     }
 
+    /// Returns once connected with every filter answered, or once the connection stops or the
+    /// calling task is cancelled.
+    public func waitUntilConnected() async {
+        await shared.waitUntilConnected()
+    }
+
     public func run() async throws {
         var attempts = RetryPolicy.Attempts(configuration.retry)
         await withTaskCancellationOrGracefulShutdownHandler {
@@ -161,6 +167,8 @@ public final class MQTTInboundConnection: Service, Sendable {
             var stopping = false
             var problem: String?
             var connectedSince: ContinuousClock.Instant?
+            var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+            var lastWaiter = 0
         }
 
         private let state = Mutex(State())
@@ -172,14 +180,36 @@ public final class MQTTInboundConnection: Service, Sendable {
         /// before, and the filters refused before and granted now, to say.
         @discardableResult
         func update(_ status: MQTTInboundStatus) -> (refused: [MQTTRefusal], granted: [String]) {
-            state.withLock { state in
+            let (changes, waiters) = state.withLock { state -> ((refused: [MQTTRefusal], granted: [String]), [CheckedContinuation<Void, Never>]) in
                 state.status = status
-                guard status.connected else { return ([], []) }
+                guard status.connected else { return (([], []), []) }
                 if state.connectedSince == nil { state.connectedSince = .now }
                 let refused = status.refused.filter { state.said[$0.filter] != $0.code }
                 let granted = state.said.keys.filter { filter in !status.refused.contains { $0.filter == filter } }.sorted()
                 state.said = Dictionary(status.refused.map { ($0.filter, $0.code) }, uniquingKeysWith: { first, _ in first })
-                return (refused, granted)
+                defer { state.waiters = [:] }
+                return ((refused, granted), Array(state.waiters.values))
+            }
+            waiters.forEach { $0.resume() }
+            return changes
+        }
+
+        func waitUntilConnected() async {
+            let id = state.withLock { state in
+                state.lastWaiter += 1
+                return state.lastWaiter
+            }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let done = state.withLock { state in
+                        guard !state.status.connected, !state.stopping, !Task.isCancelled else { return true }
+                        state.waiters[id] = continuation
+                        return false
+                    }
+                    if done { continuation.resume() }
+                }
+            } onCancel: {
+                state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
             }
         }
 
@@ -202,7 +232,7 @@ public final class MQTTInboundConnection: Service, Sendable {
         func ended() -> (problem: String?, held: Duration?) {
             state.withLock { state in
                 defer {
-                    state = State(said: state.said, stopping: state.stopping)
+                    state = State(said: state.said, stopping: state.stopping, waiters: state.waiters, lastWaiter: state.lastWaiter)
                 }
                 return (state.problem, state.connectedSince.map { .now - $0 })
             }
@@ -210,10 +240,12 @@ public final class MQTTInboundConnection: Service, Sendable {
 
         /// Asks the channel, if any, to say DISCONNECT and close; no new one is opened.
         func stop() {
-            let channel = state.withLock { state in
+            let (channel, waiters) = state.withLock { state in
                 state.stopping = true
-                return state.channel
+                defer { state.waiters = [:] }
+                return (state.channel, Array(state.waiters.values))
             }
+            waiters.forEach { $0.resume() }
             channel?.triggerUserOutboundEvent(MQTTInboundHandler.Stop(), promise: nil)
         }
     }
