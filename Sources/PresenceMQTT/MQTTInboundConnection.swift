@@ -145,11 +145,12 @@ public final class MQTTInboundConnection: Service, Sendable {
             .channelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(MQTTReadPacing(readSize: Self.readSize))
                     if let tls { try pipeline.addHandler(NIOSSLClientHandler(context: tls, serverHostname: serverHostname)) }
                     let machine = MQTTConnectionStateMachine(subscriptions: configuration.subscriptions, keepAlive: configuration.keepAlive,
                                                              retry: configuration.retry)
                     try pipeline.addHandler(MQTTInboundHandler(machine: machine, decoder: MQTTPacketDecoder(maximumLength: configuration.maximumPacketLength),
-                                                               login: login, readSize: Self.readSize, shared: shared, logger: logger,
+                                                               login: login, shared: shared, logger: logger,
                                                                onMessages: onMessages))
                 }
             }

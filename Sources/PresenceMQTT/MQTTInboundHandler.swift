@@ -5,10 +5,7 @@ import NIOCore
 /// the model): it cuts packets out of what is read with `MQTTPacketDecoder`, feeds them and the
 /// clock to an `MQTTConnectionStateMachine`, and carries out the actions it returns. The messages
 /// of one read are handed on together, as one `MQTTMessageBlock`, and QoS 1 messages are
-/// acknowledged once handed on. A read that did not fill the buffer is followed by the next one
-/// only after `readPause`, so that a busy stream is read in few, large reads (on loopback each read
-/// that drains the socket costs the broker and this process an ACK's processing:
-/// docs/benchmarks.md).
+/// acknowledged once handed on. `MQTTReadPacing`, first in the pipeline, paces the reads.
 final class MQTTInboundHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -26,29 +23,24 @@ final class MQTTInboundHandler: ChannelDuplexHandler {
         var cleanSession: Bool
     }
 
-    static let readPause = TimeAmount.milliseconds(8)
     static let tickInterval = TimeAmount.milliseconds(500)
 
     private var machine: MQTTConnectionStateMachine
     private var processor: NIOSingleStepByteToMessageProcessor<MQTTPacketDecoder>
     private let login: Login
-    private let readSize: Int
     private let shared: MQTTInboundConnection.Shared
     private let onMessages: @Sendable (MQTTMessageBlock) -> Void
     private let logger: Logger
     private var context: ChannelHandlerContext?
     private var block = MQTTMessageBlock()
     private var acknowledgements: [UInt16] = []
-    private var bytesThisRead = 0
-    private var readPending = false
     private var tick: Scheduled<Void>?
 
-    init(machine: MQTTConnectionStateMachine, decoder: MQTTPacketDecoder, login: Login, readSize: Int, shared: MQTTInboundConnection.Shared,
+    init(machine: MQTTConnectionStateMachine, decoder: MQTTPacketDecoder, login: Login, shared: MQTTInboundConnection.Shared,
          logger: Logger, onMessages: @escaping @Sendable (MQTTMessageBlock) -> Void) {
         self.machine = machine
         self.processor = NIOSingleStepByteToMessageProcessor(decoder)
         self.login = login
-        self.readSize = readSize
         self.shared = shared
         self.logger = logger
         self.onMessages = onMessages
@@ -84,7 +76,6 @@ final class MQTTInboundHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
-        bytesThisRead += buffer.readableBytes
         machine.read(at: .now)
         do {
             try processor.process(buffer: buffer) { packet in try receive(packet, context: context) }
@@ -109,20 +100,6 @@ final class MQTTInboundHandler: ChannelDuplexHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         run(machine.failed("\(error)"), context: context)
-    }
-
-    /// Reads again at once after a read that filled the buffer, else after `readPause`.
-    func read(context: ChannelHandlerContext) {
-        let full = bytesThisRead >= readSize
-        bytesThisRead = 0
-        guard !full, case .connected = machine.state else { return context.read() }
-        guard !readPending else { return }
-        readPending = true
-        context.eventLoop.assumeIsolated().scheduleTask(in: Self.readPause) { [self] in
-            readPending = false
-            guard let context = self.context else { return }
-            context.read()
-        }
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
