@@ -8,7 +8,7 @@
 #                                     --owner, both stop (and DIR is removed) once process PID ends.
 #                                     With PRESENCE_BROKER_TLS=on the broker also listens with TLS,
 #                                     its certificate (127.0.0.1, localhost) signed by a CA made for
-#                                     it: PRESENCE_BROKER_TLS_URL and PRESENCE_BROKER_CA_FILE lines follow
+#                                     it: PRESENCE_TLS_BROKER_URL and PRESENCE_TLS_BROKER_CA lines follow
 #   scripts/servers.sh stop DIR       stop both and keep DIR
 #   scripts/servers.sh broker DIR [--persistent]
 #                                     start a broker alone under DIR (a second broker, or one a test
@@ -240,8 +240,8 @@ case "$cmd" in
       echo "PRESENCE_BROKER_URL=$broker"
       echo "PRESENCE_DATABASE_URL=$database"
       if [ -f "$dir/mosquitto/tls-port" ]; then
-        echo "PRESENCE_BROKER_TLS_URL=mqtts://127.0.0.1:$(cat "$dir/mosquitto/tls-port")"
-        echo "PRESENCE_BROKER_CA_FILE=$dir/mosquitto/tls/ca.crt"
+        echo "PRESENCE_TLS_BROKER_URL=mqtts://127.0.0.1:$(cat "$dir/mosquitto/tls-port")"
+        echo "PRESENCE_TLS_BROKER_CA=$dir/mosquitto/tls/ca.crt"
       fi
     } > "$dir/env"
     cat "$dir/env"

@@ -33,7 +33,7 @@ enum AggregatorBenchmark {
           --pass hands a flag to it (--pass --publish-window=100); --layouts runs each scenario with A aggregators
           sharing S shards, one layout after the other (default 1x1; 1x1,2x8 compares sharding in one run);
           --transports runs each scenario with the aggregator on plain TCP or TLS, in the order given
-          (plain,tls,tls,plain alternates them in one run; TLS needs PRESENCE_BROKER_TLS_URL and PRESENCE_BROKER_CA_FILE).
+          (plain,tls,tls,plain alternates them in one run; TLS needs PRESENCE_TLS_BROKER_URL and PRESENCE_TLS_BROKER_CA).
         """
 
     static func main(_ arguments: [String]) async {
@@ -80,7 +80,7 @@ enum AggregatorBenchmark {
         }
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("presence-aggregator").path
         var options = Options(aggregatorPath: beside, brokerURL: broker, databaseURL: database)
-        if let url = environment["PRESENCE_BROKER_TLS_URL"], let caFile = environment["PRESENCE_BROKER_CA_FILE"] { options.tlsBroker = (url, caFile) }
+        if let url = environment["PRESENCE_TLS_BROKER_URL"], let caFile = environment["PRESENCE_TLS_BROKER_CA"] { options.tlsBroker = (url, caFile) }
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
@@ -110,7 +110,7 @@ enum AggregatorBenchmark {
             switch item {
             case "plain": return false
             case "tls" where tls: return true
-            case "tls": throw ValueError("--transports tls needs PRESENCE_BROKER_TLS_URL and PRESENCE_BROKER_CA_FILE (PRESENCE_BROKER_TLS=on scripts/servers.sh)")
+            case "tls": throw ValueError("--transports tls needs PRESENCE_TLS_BROKER_URL and PRESENCE_TLS_BROKER_CA (PRESENCE_BROKER_TLS=on scripts/servers.sh)")
             default: throw ValueError("--transports '\(text)' is not valid: expected plain or tls, comma-separated, such as plain,tls")
             }
         }
