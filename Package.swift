@@ -15,6 +15,9 @@ let collections = Target.Dependency.product(name: "Collections", package: "swift
 let deque = Target.Dependency.product(name: "DequeModule", package: "swift-collections")
 let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
 let csv = Target.Dependency.product(name: "CSV", package: "CSV.swift")
+let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
+let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
 
 let package = Package(
     name: "presence",
@@ -36,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
@@ -43,8 +48,8 @@ let package = Package(
         .systemLibrary(name: "CBlueZ", pkgConfig: "bluez", providers: [.apt(["libbluetooth-dev"])]),
 
         .target(name: "PresenceCore", dependencies: [deque], swiftSettings: strict),
-        .target(name: "PresenceMQTT", dependencies: ["CMosquitto", log], swiftSettings: strict),
-        .target(name: "PresencePostgres", dependencies: ["CLibPQ", log, lifecycle], swiftSettings: strict),
+        .target(name: "PresenceMQTT", dependencies: ["CMosquitto", "PresenceCore", log, lifecycle, nioCore, nioPosix, nioSSL], swiftSettings: strict),
+        .target(name: "PresencePostgres", dependencies: ["CLibPQ", "PresenceCore", log, lifecycle], swiftSettings: strict),
         .target(name: "PresenceBLE", dependencies: ["CBlueZ", "PresenceCore", log], swiftSettings: strict),
         .target(
             name: "PresenceStore",
@@ -106,7 +111,7 @@ let package = Package(
         .target(name: "PresenceTestSupport", path: "Tests/PresenceTestSupport", swiftSettings: strict),
         // One unit-test target per library, run without servers; IntegrationTests runs the real ones.
         .testTarget(name: "PresenceCoreTests", dependencies: ["PresenceCore"], swiftSettings: strict),
-        .testTarget(name: "PresenceMQTTTests", dependencies: ["PresenceMQTT"], swiftSettings: strict),
+        .testTarget(name: "PresenceMQTTTests", dependencies: ["PresenceMQTT", "PresenceCore", nioCore], swiftSettings: strict),
         .testTarget(name: "PresencePostgresTests", dependencies: ["PresencePostgres"], swiftSettings: strict),
         .testTarget(name: "PresenceStoreTests", dependencies: ["PresenceStore", "PresenceCore", "PresencePostgres"], swiftSettings: strict),
         .testTarget(name: "PresenceHTTPTests", dependencies: ["PresenceHTTP", "PresenceCore"], swiftSettings: strict),

@@ -5,7 +5,10 @@
 #   scripts/servers.sh start DIR [--owner PID]
 #                                     start both; print PRESENCE_BROKER_URL and PRESENCE_DATABASE_URL
 #                                     lines (also written to DIR/env) for `eval` or `source`; with
-#                                     --owner, both stop (and DIR is removed) once process PID ends
+#                                     --owner, both stop (and DIR is removed) once process PID ends.
+#                                     With PRESENCE_BROKER_TLS=on the broker also listens with TLS,
+#                                     its certificate (127.0.0.1, localhost) signed by a CA made for
+#                                     it: PRESENCE_TLS_BROKER_URL and PRESENCE_TLS_BROKER_CA lines follow
 #   scripts/servers.sh stop DIR       stop both and keep DIR
 #   scripts/servers.sh broker DIR [--persistent]
 #                                     start a broker alone under DIR (a second broker, or one a test
@@ -74,11 +77,31 @@ as_pg() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# A CA and a certificate for 127.0.0.1 and localhost under $1/tls, for a broker's TLS listener.
+make_tls_files() {
+  local tls=$1/tls key="-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30"
+  mkdir -p "$tls"
+  [ -f "$tls/server.crt" ] && return 0
+  command -v openssl >/dev/null || { echo "openssl not found: run scripts/install-deps.sh" >&2; exit 1; }
+  openssl req -x509 $key -keyout "$tls/ca.key" -out "$tls/ca.crt" -subj "/CN=presence test broker CA" 2>/dev/null
+  openssl req $key -keyout "$tls/server.key" -out "$tls/server.csr" -subj "/CN=localhost" 2>/dev/null
+  echo "subjectAltName=IP:127.0.0.1,DNS:localhost" > "$tls/san.cnf"
+  openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial -days 30 \
+    -extfile "$tls/san.cnf" -out "$tls/server.crt" 2>/dev/null
+  # mosquitto started as root reads its key as the `mosquitto` user.
+  chmod 0644 "$tls/server.key"
+}
+
 start_broker() {
-  local bdir=$1 persistent=${2:-false} bridge=${3:-} port
+  local bdir=$1 persistent=${2:-false} bridge=${3:-} port tls_port=""
   mkdir -p "$bdir"
   port=$(cat "$bdir/port" 2>/dev/null || free_port)
   echo "$port" > "$bdir/port"
+  if [ "${PRESENCE_BROKER_TLS:-off}" = on ]; then
+    make_tls_files "$bdir"
+    tls_port=$(cat "$bdir/tls-port" 2>/dev/null || free_port)
+    echo "$tls_port" > "$bdir/tls-port"
+  fi
   {
     cat <<CONF
 listener $port 127.0.0.1
@@ -98,12 +121,16 @@ CONF
       echo "persistence false"
     fi
     [ -z "$bridge" ] || printf '%s\n' "$bridge"
+    if [ -n "$tls_port" ]; then
+      printf 'listener %s 127.0.0.1\ncafile %s\ncertfile %s\nkeyfile %s\n' "$tls_port" "$bdir/tls/ca.crt" "$bdir/tls/server.crt" "$bdir/tls/server.key"
+    fi
   } > "$bdir/mosquitto.conf"
   # In its own session, so that a Ctrl-C meant for the demo does not stop the broker before the
   # nodes and the aggregator have said goodbye.
   setsid mosquitto -c "$bdir/mosquitto.conf" >"$bdir/mosquitto.log" 2>&1 &
   echo $! > "$bdir/mosquitto.pid"
   wait_port "$port" mosquitto
+  [ -z "$tls_port" ] || wait_port "$tls_port" "mosquitto's TLS listener"
   echo "mqtt://127.0.0.1:$port"
 }
 
@@ -212,6 +239,10 @@ case "$cmd" in
     {
       echo "PRESENCE_BROKER_URL=$broker"
       echo "PRESENCE_DATABASE_URL=$database"
+      if [ -f "$dir/mosquitto/tls-port" ]; then
+        echo "PRESENCE_TLS_BROKER_URL=mqtts://127.0.0.1:$(cat "$dir/mosquitto/tls-port")"
+        echo "PRESENCE_TLS_BROKER_CA=$dir/mosquitto/tls/ca.crt"
+      fi
     } > "$dir/env"
     cat "$dir/env"
     if [ -n "$owner" ]; then

@@ -18,14 +18,22 @@ enum AggregatorBenchmark {
         var passed: [String] = []
         /// Each scenario runs once per layout: (aggregators, shards).
         var layouts: [(aggregators: Int, shards: Int)] = [(1, 1)]
+        /// Each scenario runs once per transport of the aggregator's (false: plain TCP, true: TLS),
+        /// in this order.
+        var transports = [false]
+        /// The broker's TLS listener and the CA that signed it (`PRESENCE_BROKER_TLS=on scripts/servers.sh`).
+        var tlsBroker: (url: String, caFile: String)?
     }
 
     static let usage = """
         usage: presence-bench aggregator [--quick] [--only TEXT]... [--aggregator PATH] [--broker-pid PID] [--pass FLAG]... [--layouts AxS,...]
+                                         [--transports plain,tls,...]
           Needs PRESENCE_BROKER_URL and PRESENCE_DATABASE_URL (a server where it may create databases);
           scripts/aggregator-bench.sh sets them up. --aggregator defaults to presence-aggregator beside this program;
           --pass hands a flag to it (--pass --publish-window=100); --layouts runs each scenario with A aggregators
-          sharing S shards, one layout after the other (default 1x1; 1x1,2x8 compares sharding in one run).
+          sharing S shards, one layout after the other (default 1x1; 1x1,2x8 compares sharding in one run);
+          --transports runs each scenario with the aggregator on plain TCP or TLS, in the order given
+          (plain,tls,tls,plain alternates them in one run; TLS needs PRESENCE_TLS_BROKER_URL and PRESENCE_TLS_BROKER_CA).
         """
 
     static func main(_ arguments: [String]) async {
@@ -40,8 +48,10 @@ enum AggregatorBenchmark {
             let scenarios = LoadScenario.all(quick: options.quick).filter { scenario in options.only.isEmpty || options.only.contains(where: scenario.name.contains) }
             for base in scenarios {
               for layout in options.layouts {
+               for tls in options.transports {
                 var scenario = base
                 (scenario.aggregators, scenario.shards) = layout
+                scenario.tls = tls
                 print("running: \(scenario.title) for \(scenario.seconds) s ...")
                 do {
                     let result = try await ScenarioRun(scenario: scenario, options: options, logger: logger).run()
@@ -52,6 +62,7 @@ enum AggregatorBenchmark {
                     rows.append("| \(scenario.title) | failed: \(error) |")
                     print("failed: \(error)")
                 }
+               }
               }
             }
             print("\nall scenarios:\n\(LoadResult.header)")
@@ -69,26 +80,40 @@ enum AggregatorBenchmark {
         }
         let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("presence-aggregator").path
         var options = Options(aggregatorPath: beside, brokerURL: broker, databaseURL: database)
+        if let url = environment["PRESENCE_TLS_BROKER_URL"], let caFile = environment["PRESENCE_TLS_BROKER_CA"] { options.tlsBroker = (url, caFile) }
         var rest = arguments[...]
         while let argument = rest.popFirst() {
             switch argument {
             case "--help", "-h": return nil
             case "--quick": options.quick = true
-            case "--only", "--aggregator", "--broker-pid", "--pass", "--layouts":
+            case "--only", "--aggregator", "--broker-pid", "--pass", "--layouts", "--transports":
                 guard let value = rest.popFirst() else { throw ValueError("\(argument) needs a value") }
                 if argument == "--only" { options.only.append(value) }
                 if argument == "--aggregator" { options.aggregatorPath = value }
                 if argument == "--pass" { options.passed.append(value) }
                 if argument == "--layouts" { options.layouts = try layouts(value) }
+                if argument == "--transports" { options.transports = try transports(value, tls: options.tlsBroker != nil) }
                 if argument == "--broker-pid" {
                     guard let pid = Int32(value) else { throw ValueError("--broker-pid '\(value)' is not valid: expected a process id") }
                     options.brokerPID = pid
                 }
             default:
-                throw ValueError("argument '\(argument)' is not known: expected --quick, --only TEXT, --aggregator PATH, --broker-pid PID, --pass FLAG or --layouts AxS,...")
+                throw ValueError("argument '\(argument)' is not known: expected --quick, --only TEXT, --aggregator PATH, --broker-pid PID, --pass FLAG, --layouts AxS,... or --transports plain,tls")
             }
         }
         return options
+    }
+
+    /// "plain,tls": false for plain TCP, true for TLS, in order.
+    private static func transports(_ text: String, tls: Bool) throws -> [Bool] {
+        try text.split(separator: ",", omittingEmptySubsequences: false).map { item in
+            switch item {
+            case "plain": return false
+            case "tls" where tls: return true
+            case "tls": throw ValueError("--transports tls needs PRESENCE_TLS_BROKER_URL and PRESENCE_TLS_BROKER_CA (PRESENCE_BROKER_TLS=on scripts/servers.sh)")
+            default: throw ValueError("--transports '\(text)' is not valid: expected plain or tls, comma-separated, such as plain,tls")
+            }
+        }
     }
 
     /// "1x1,2x8": aggregators × shards, each 1 to 8 aggregators and 1 to 1,024 shards.

@@ -22,13 +22,19 @@ struct LoadScenario: Sendable {
     /// How the nodes publish: the contract's batches, or one QoS 0 message per sighting as
     /// ESPresense rooms or OpenMQTTGateway / Theengs gateways do.
     var dialect = Dialect.native
+    /// Whether the aggregator reaches the broker over TLS (the nodes, the generator and the
+    /// watcher stay on plain TCP).
+    var tls = false
 
     enum Dialect: String, Sendable {
         case native, espresense, gateway
     }
 
     /// The name with the layout when it is not one aggregator on one shard.
-    var title: String { aggregators == 1 && shards == 1 ? name : "\(name), \(aggregators) aggregator\(aggregators == 1 ? "" : "s") × \(shards) shards" }
+    var title: String {
+        let layout = aggregators == 1 && shards == 1 ? name : "\(name), \(aggregators) aggregator\(aggregators == 1 ? "" : "s") × \(shards) shards"
+        return tls ? layout + ", TLS" : layout
+    }
 
     /// Each device's sightings per second at one node that hears it.
     var perLinkRate: Double { Double(rate) / Double(devices * heardBy) }

@@ -130,6 +130,10 @@ struct ScenarioRun {
         var environment = ProcessInfo.processInfo.environment
         environment["PRESENCE_DATABASE_URL"] = databaseURL
         environment["PRESENCE_BROKER_URL"] = options.brokerURL
+        if scenario.tls, let tls = options.tlsBroker {
+            environment["PRESENCE_BROKER_URL"] = tls.url
+            process.arguments?.append(contentsOf: ["--ca-file", tls.caFile])
+        }
         environment["PRESENCE_TOPIC_PREFIX"] = topics.prefix
         process.environment = environment
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("\(topics.prefix)-aggregator-\(index).log")

@@ -32,6 +32,10 @@ public struct AggregatorConfiguration: Sendable {
     /// Bytes of received messages waiting for the decision loop; beyond, messages are dropped and
     /// counted.
     public var inboundBytes = 64 << 20
+    /// The waits between attempts of every connection the aggregator keeps: its inbound and
+    /// publishing broker connections and its database connections and listeners. 1 s doubling to
+    /// 5 s: what waits in the journal and at the broker is what subscribers wait for.
+    public var retry = RetryPolicy(first: .seconds(1), longest: .seconds(5))
     /// How many published messages may wait for the broker's acknowledgement at once.
     public var publishWindow = 1_000
     /// Where the journal and the dead letters live; one aggregator (client id) per folder.

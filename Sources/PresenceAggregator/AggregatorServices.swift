@@ -20,7 +20,7 @@ public enum AggregatorServices {
         let inbox = LoopInbox(limit: configuration.inboundBytes)
         let ready = StartGate()
         let health = AggregatorHealth()
-        let postgres = PostgresClient(configuration: configuration.database, logger: logger) { reachable in
+        let postgres = PostgresClient(configuration: configuration.database, retry: configuration.retry, logger: logger) { reachable in
             health.database(reachable: reachable)
         }
         let deadLetters = DeadLetters(directory: directory, logger: logger)
@@ -47,7 +47,11 @@ public enum AggregatorServices {
         let sources = VenueServer.Sources(
             feed: live, metrics: prometheus,
             readiness: {
-                [("broker", inbound.isConnected && publisher.isConnected), ("database", health.databaseReachable), ("registry", ready.isOpen)]
+                let broker = inbound.problem ?? (publisher.isConnected ? nil : "the publishing connection is not connected to the broker")
+                return [
+                    ReadinessCheck("broker", broker == nil, problem: broker), ReadinessCheck("database", health.databaseReachable),
+                    ReadinessCheck("registry", ready.isOpen),
+                ]
             },
             page: { question in
                 await inbox.answer(within: .seconds(2)) { core -> VenueServer.PageAnswer in

@@ -40,7 +40,7 @@ final class Publisher: Service {
         mqtt.maxInFlight = configuration.publishWindow
         mqtt.subscriptions = [MQTTSubscription(configuration.topics.aggregatorStatus, qos: 1)]
         // Back soon after an outage: what waits in the journal is what subscribers wait for.
-        mqtt.reconnectDelayMax = 5
+        mqtt.retry = configuration.retry
         client = try MQTTClient(configuration: mqtt, logger: logger)
     }
 

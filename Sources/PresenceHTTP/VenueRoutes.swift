@@ -82,8 +82,8 @@ enum VenueRoutes {
         return json(w.bytes, status: status)
     }
 
-    private static func readiness(_ checks: [(String, Bool)]) -> Response {
-        let ready = checks.allSatisfy(\.1)
+    private static func readiness(_ checks: [ReadinessCheck]) -> Response {
+        let ready = checks.allSatisfy(\.passed)
         var w = JSONWriter()
         w.object { w in
             w.member("v", 1)
@@ -91,9 +91,16 @@ enum VenueRoutes {
             w.bool(ready)
             w.key("checks")
             w.object { w in
-                for (name, passed) in checks {
-                    w.key(name)
-                    w.bool(passed)
+                for check in checks {
+                    w.key(check.name)
+                    w.bool(check.passed)
+                }
+            }
+            let problems = checks.compactMap { check in check.problem.map { (check.name, $0) } }
+            if !problems.isEmpty {
+                w.key("problems")
+                w.object { w in
+                    for (name, problem) in problems { w.member(name, problem) }
                 }
             }
         }

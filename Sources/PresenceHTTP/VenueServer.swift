@@ -13,8 +13,8 @@ public struct VenueServer: Service {
         /// The open pages' streams.
         public var feed: LiveFeed
         public var metrics: PrometheusCollectorRegistry
-        /// What `/readyz` checks, each by name.
-        public var readiness: @Sendable () -> [(String, Bool)]
+        /// What `/readyz` checks, each by name, with why one fails.
+        public var readiness: @Sendable () -> [ReadinessCheck]
         /// Asks whoever holds what the page shows (the aggregator's core, on its loop); nil when it
         /// cannot answer now (starting, stopping, or too busy).
         public var page: @Sendable (PageQuestion) async -> PageAnswer?
@@ -24,7 +24,7 @@ public struct VenueServer: Service {
         public var beforeScrape: @Sendable () -> Void
         public var now: @Sendable () -> Int64
 
-        public init(feed: LiveFeed, metrics: PrometheusCollectorRegistry, readiness: @escaping @Sendable () -> [(String, Bool)],
+        public init(feed: LiveFeed, metrics: PrometheusCollectorRegistry, readiness: @escaping @Sendable () -> [ReadinessCheck],
                     page: @escaping @Sendable (PageQuestion) async -> PageAnswer?, visits: @escaping @Sendable (Int64) async throws -> [VisitCount],
                     beforeScrape: @escaping @Sendable () -> Void = {}, now: @escaping @Sendable () -> Int64) {
             self.feed = feed

@@ -114,18 +114,22 @@ extension MQTTClient {
         let error = rc < 0x80
             ? MQTTError("connection lost", rc: rc)
             : MQTTError(code: rc, message: "broker closed the connection: \(cText(mosquitto_reason_string(rc)))")
-        let (wasConnected, failure, waiters) = state.withLock { state in
+        let (wasConnected, failure, waiters, restart) = state.withLock { state in
             let wasConnected = state.connected
             state.connected = false
             state.pendingSubacks = []
             state.tracker.connectionEnded()
             if wasConnected { state.statistics.disconnects += 1 }
-            guard Self.fatal.contains(rc), state.phase == .running else { return (wasConnected, nil as MQTTError?, nil as ClientState.Waiters?) }
+            guard Self.fatal.contains(rc), state.phase == .running else {
+                // A broker's DISCONNECT ends libmosquitto's network thread (MQTT 5 only).
+                return (wasConnected, nil as MQTTError?, nil as ClientState.Waiters?, rc >= 0x80 && state.phase == .running)
+            }
             let cause = state.lastRefusal ?? error
             let failure = MQTTError(code: cause.code, message: "\(cause.message); libmosquitto stopped its network thread, the client will not reconnect")
             state.failure = failure
-            return (wasConnected, failure, state.drainWaiters())
+            return (wasConnected, failure, state.drainWaiters(), false)
         }
+        if restart { restartAfterBrokerDisconnect() }
         if let failure {
             logger.critical("MQTT client cannot reconnect", metadata: ["error": "\(failure)"])
             waiters?.fail(with: failure)

@@ -45,8 +45,8 @@ extension MQTTClient {
             }
             try check(rc, "cannot set the will on \(will.topic)")
         }
-        try check(mosquitto_reconnect_delay_set(handle, UInt32(configuration.reconnectDelayMin),
-                                                UInt32(configuration.reconnectDelayMax), true),
+        let waits = configuration.retry.wholeSeconds
+        try check(mosquitto_reconnect_delay_set(handle, UInt32(waits.first), UInt32(waits.longest), true),
                   "cannot set the reconnect delays")
         if url.tls {
             if let caFile = configuration.caFile {

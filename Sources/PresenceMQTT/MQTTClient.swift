@@ -165,7 +165,7 @@ public final class MQTTClient: @unchecked Sendable {
     /// acknowledgement, disconnects cleanly (so the broker does not publish the will), stops the
     /// network thread, ends `messages` and fails every pending `publish` with `MQTTError`.
     /// Safe to call more than once and from several tasks; every call returns once stopped.
-    /// While the broker is unreachable this can take up to `reconnectDelayMax` more: libmosquitto
+    /// While the broker is unreachable this can take up to the retry policy's longest wait more: libmosquitto
     /// sleeps between attempts and cannot be woken. Must not be called from a libmosquitto callback.
     public func stop(publishing final: MQTTMessage? = nil) async {
         let phase = state.withLock { state in
@@ -227,7 +227,7 @@ public final class MQTTClient: @unchecked Sendable {
     }
 
     /// `mosquitto_loop_stop` blocks until the network thread ends, which can take up to
-    /// `reconnectDelayMax` while it sleeps between attempts: keep it off Swift's cooperative pool.
+    /// the retry policy's longest wait while it sleeps between attempts: keep it off Swift's cooperative pool.
     private func joinNetworkThread() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {

@@ -1,3 +1,5 @@
+import PresenceCore
+
 /// The MQTT protocol version spoken to the broker.
 public enum MQTTProtocolVersion: Sendable, Equatable {
     case v311
@@ -21,12 +23,12 @@ public struct MQTTConfiguration: Sendable {
     public var birth: MQTTMessage?
     /// Subscribed on every connect; `MQTTClient.subscribe(_:)` adds to them.
     public var subscriptions: [MQTTSubscription] = []
-    /// Seconds to wait before the first reconnect attempt; grows up to `reconnectDelayMax`.
-    /// libmosquitto 2.0.11 computes `min * (n+1)^2`: 1, 4, 9, 16 s...
-    public var reconnectDelayMin = 1
-    /// The longest wait between reconnect attempts, in seconds. `stop()` can take this long while
-    /// the broker is unreachable: libmosquitto sleeps between attempts and cannot be woken.
-    public var reconnectDelayMax = 30
+    /// The waits between connection attempts, the first and the longest, in whole seconds (at
+    /// least 1; rounded up). Until a first attempt is under way they double as the policy says;
+    /// after that libmosquitto keeps its own steps between the two (2.0.11: `first * (n+1)^2`, the
+    /// count started again at each connection made). `stop()` can take the longest wait while the
+    /// broker is unreachable: libmosquitto sleeps between attempts and cannot be woken.
+    public var retry = RetryPolicy(first: .seconds(1), longest: .seconds(30))
     /// The most QoS 1/2 messages handed to libmosquitto and not yet acknowledged; further
     /// `publish` calls wait. libmosquitto's own queue is unbounded and slows down when long.
     public var maxInFlight = 100
@@ -59,10 +61,7 @@ extension MQTTConfiguration {
         if clientID.isEmpty && !cleanSession { throw bad("an empty client id needs cleanSession") }
         if clientID.utf8.count > 65_535 { throw bad("client id longer than 65535 bytes") }
         if keepAlive < 5 || keepAlive > 65_535 { throw bad("keepAlive \(keepAlive) is not in 5...65535 seconds") }
-        if reconnectDelayMin < 1 { throw bad("reconnectDelayMin \(reconnectDelayMin) is below 1 second") }
-        if reconnectDelayMax < reconnectDelayMin {
-            throw bad("reconnectDelayMax \(reconnectDelayMax) is below reconnectDelayMin \(reconnectDelayMin)")
-        }
+        if retry.longest > .seconds(86_400) { throw bad("the longest reconnect wait \(retry.longest) is over a day") }
         if maxInFlight < 1 || maxInFlight > 65_535 { throw bad("maxInFlight \(maxInFlight) is not in 1...65535") }
         if inboxBytes < 1 { throw bad("inboxBytes \(inboxBytes) is below 1") }
         if (certFile == nil) != (keyFile == nil) { throw bad("a client certificate needs its key, and a key its certificate") }
@@ -71,5 +70,16 @@ extension MQTTConfiguration {
         if let will { try MQTTClient.validate(will) }
         if let birth { try MQTTClient.validate(birth) }
         for subscription in subscriptions { try MQTTClient.validate(subscription) }
+    }
+}
+
+extension RetryPolicy {
+    /// The policy's waits in whole seconds, as libmosquitto takes them: at least 1, rounded up.
+    var wholeSeconds: (first: Int, longest: Int) {
+        func seconds(_ duration: Duration) -> Int {
+            let (whole, fraction) = duration.components
+            return max(1, Int(clamping: whole) + (fraction > 0 ? 1 : 0))
+        }
+        return (seconds(first), max(seconds(first), seconds(longest)))
     }
 }

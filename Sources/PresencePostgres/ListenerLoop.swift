@@ -1,6 +1,7 @@
 import CLibPQ
 import Foundation
 import Logging
+import PresenceCore
 
 /// The body of a `PostgresListener`'s thread: connect, LISTEN, wait for notifications, and on
 /// connection loss start over after a back-off. Made and used on that thread only; the `PGconn`

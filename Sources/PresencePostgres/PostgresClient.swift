@@ -1,4 +1,5 @@
 import Logging
+import PresenceCore
 import ServiceLifecycle
 import Synchronization
 

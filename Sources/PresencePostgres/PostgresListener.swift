@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PresenceCore
 
 /// A dedicated connection that LISTENs on channels and delivers notifications as `events`.
 /// It runs on its own thread, waiting with `poll()` on the connection's socket; when the

@@ -57,7 +57,7 @@ public final class NodePublisher: Sendable {
                                      numbers: [("started", started)])
         var mqtt = MQTTConfiguration(broker: configuration.broker, clientID: "presence-scanner-\(node)")
         // A node wants its broker back soon after an outage, not after a 30 s back-off.
-        mqtt.reconnectDelayMax = 5
+        mqtt.retry = RetryPolicy(first: .seconds(1), longest: .seconds(5))
         offline = MQTTMessage(topic: topics.nodeStatus(node: node), payload: ServiceStatus(state: .offline, details: [("node", node)]).encoded(),
                               qos: 1, retain: true)
         mqtt.will = offline

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PresenceCore
 import PresenceMQTT
 import Synchronization
 import Testing
@@ -284,7 +285,7 @@ import Testing
         // Nothing listens on port 1: every connection attempt is refused.
         let client = try makeMQTTClient("mqtt://127.0.0.1:1", "down") {
             $0.maxInFlight = 1
-            $0.reconnectDelayMax = 1
+            $0.retry = RetryPolicy(first: .seconds(1), longest: .seconds(1))
         }
         try client.start()
 
@@ -385,18 +386,39 @@ import Testing
         // which libmosquitto alone would never try again.
         let recorder = LogRecorder()
         var configuration = MQTTConfiguration(url: try MQTTURL(parsing: "mqtt://no-such-broker.invalid"), clientID: "dns")
-        configuration.reconnectDelayMax = 10
+        configuration.retry = RetryPolicy(first: .seconds(1), longest: .seconds(10))
         let client = try MQTTClient(configuration: configuration, logger: recorder.logger("dns"))
         try client.start()
-        // The first attempt fails in start(); the retries follow pauses of 1 s and 4 s; the next pause is 9 s.
+        // The first attempt fails in start(); the retries follow pauses of 1 s and 2 s (the retry
+        // policy's, doubling); the next pause is 4 s.
         try await eventually(15, "three failed attempts") {
             recorder.recorded.filter { $0.hasPrefix("warning: connection attempt failed") }.count >= 3
         }
         #expect(recorder.recorded.allSatisfy { !$0.contains("connection attempt under way") })
         let started = ContinuousClock.now
         await client.stop()
-        #expect(ContinuousClock.now - started < .seconds(5), "stop does not wait out the 9 s back-off")
+        #expect(ContinuousClock.now - started < .seconds(2), "stop does not wait out the 4 s back-off")
         #expect(!client.isConnected)
+    }
+
+    @Test func anMQTT5ConnectionTheBrokerDisconnectsWithAReasonConnectsAgain() async throws {
+        // mosquitto's dynamic security disconnects the clients of a user whose role changes, with
+        // a DISCONNECT (0x98, administrative action), after which libmosquitto 2.0.11 would never
+        // try again by itself.
+        let broker = try await ConfiguredBroker.refusingSubscriptions(of: "kicked", password: "secret", refused: ["a/#"])
+        let recorder = LogRecorder()
+        var configuration = MQTTConfiguration(url: try MQTTURL(parsing: "mqtt://kicked:secret@127.0.0.1:\(broker.port)"), clientID: "kicked")
+        configuration.retry = RetryPolicy(first: .seconds(1), longest: .seconds(2))
+        let client = try MQTTClient(configuration: configuration, logger: recorder.logger("kicked"))
+        try client.start()
+        try await within(10, "the first connection") { try await client.waitUntilConnected() }
+        try broker.grant("a/#", to: "kicked")
+        try await eventually(10, "the DISCONNECT") { recorder.recorded.contains { $0.contains("Administrative action") } }
+        try await within(15, "the connection again") { try await client.waitUntilConnected() }
+        #expect(client.isConnected && client.statistics.connects == 2)
+        await client.stop()
+        #expect(!client.isConnected)
+        await broker.stop()
     }
 
     @Test func badConfigurationIsRefusedNamingTheValue() throws {
@@ -412,7 +434,7 @@ import Testing
             }
         }
         #expect(refusal { $0.maxInFlight = 0 }.contains("maxInFlight 0"))
-        #expect(refusal { $0.reconnectDelayMax = 0 }.contains("reconnectDelayMax 0"))
+        #expect(refusal { $0.retry = RetryPolicy(first: .seconds(1), longest: .seconds(100_000)) }.contains("longest reconnect wait"))
         #expect(refusal { $0.will = MQTTMessage(topic: "a/#", payload: []) }.contains("\"a/#\""))
         #expect(refusal { $0.subscriptions = [MQTTSubscription("a/b", qos: 3)] }.contains("QoS 3"))
         #expect(refusal { $0.subscriptions = [MQTTSubscription("a/#/b")] }.contains("\"a/#/b\""))

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PresenceCore
 import PresencePostgres
 import ServiceLifecycle
 import Synchronization

@@ -1,7 +1,8 @@
+import NIOCore
 import Testing
 @testable import PresenceMQTT
 
-/// The packets `StreamSubscriber` writes, and the reading of what a broker sends, however the
+/// The packets an inbound connection writes, and the reading of what a broker sends, however the
 /// socket splits it.
 @Suite struct MQTTWireTests {
     @Test func connectAndSubscribeAreWrittenAsTheStandardSaysByte() {
@@ -9,18 +10,35 @@ import Testing
         let connect = MQTTWire.connect(clientID: "c", username: "u", password: "p", keepAlive: 30)
         #expect(connect == [0x10, 19, 0, 4, 0x4D, 0x51, 0x54, 0x54, 4, 0xC2, 0, 30, 0, 1, 0x63, 0, 1, 0x75, 0, 1, 0x70])
         #expect(MQTTWire.connect(clientID: "c", username: nil, password: nil, keepAlive: 5)[9] == 0x02)
-        #expect(MQTTWire.subscribe(["a/+", "b"], id: 1) == [0x82, 12, 0, 1, 0, 3, 0x61, 0x2F, 0x2B, 0, 0, 1, 0x62, 0])
+        #expect(MQTTWire.connect(clientID: "c", username: "u", password: nil, keepAlive: 5, cleanSession: false)[9] == 0x80)
+        #expect(MQTTWire.subscribe([MQTTSubscription("a/+", qos: 0), MQTTSubscription("b", qos: 1)], id: 1)
+            == [0x82, 12, 0, 1, 0, 3, 0x61, 0x2F, 0x2B, 0, 0, 1, 0x62, 1])
+        #expect(MQTTWire.publishAcknowledgement(0x0102) == [0x40, 2, 1, 2])
+    }
+
+    @Test func aPasswordWithoutAUserNameIsNeverWritten() {
+        // MQTT 3.1.1 (3.1.2.9): the password flag needs the user name flag.
+        let connect = MQTTWire.connect(clientID: "c", username: nil, password: "p", keepAlive: 5)
+        #expect(connect[9] == 0x02)
+        #expect(connect == MQTTWire.connect(clientID: "c", username: nil, password: nil, keepAlive: 5))
+    }
+
+    /// Every packet `parts` hold, fed to the decoder one part at a time.
+    static func decode(_ parts: [[UInt8]], maximumLength: Int = 1 << 20) throws -> [MQTTPacket] {
+        let processor = NIOSingleStepByteToMessageProcessor(MQTTPacketDecoder(maximumLength: maximumLength))
+        var packets: [MQTTPacket] = []
+        for part in parts {
+            try processor.process(buffer: ByteBuffer(bytes: part)) { packets.append($0) }
+        }
+        return packets
     }
 
     @Test(arguments: [(0, [UInt8(0)]), (127, [0x7F]), (128, [0x80, 0x01]), (16_383, [0xFF, 0x7F]), (16_384, [0x80, 0x80, 0x01])])
     func remainingLengthsAreEncodedSevenBitsAtATime(length: Int, encoded: [UInt8]) throws {
         let packet = MQTTWire.packet(0x30, Array(repeating: 7, count: length))
         #expect(Array(packet[1 ..< 1 + encoded.count]) == encoded)
-        var stream = MQTTPacketStream()
-        packet.withUnsafeBytes { stream.append($0) }
-        let read = try stream.next()
-        #expect(read?.header == 0x30 && read?.body.count == length)
-        #expect(try stream.next() == nil)
+        let read = try Self.decode([packet])
+        #expect(read.count == 1 && read.first?.header == 0x30 && read.first?.body.readableBytes == length)
     }
 
     /// A PUBLISH as a broker writes it: QoS in the header's flags, the topic, a packet id at QoS 1.
@@ -34,34 +52,30 @@ import Testing
         let wire = Self.publish(topic: "espresense/devices/x/hall", payload: Array(#"{"rssi":-60}"#.utf8))
             + [0xD0, 0] + Self.publish(topic: "t", payload: Array(repeating: 0xAB, count: 300), id: 0x0102)
         for cut in 1 ..< wire.count {
-            var stream = MQTTPacketStream()
-            var packets: [MQTTPacketStream.Packet] = []
-            for part in [wire[..<cut], wire[cut...]] {
-                Array(part).withUnsafeBytes { stream.append($0) }
-                while let packet = try stream.next() { packets.append(packet) }
-            }
+            let packets = try Self.decode([Array(wire[..<cut]), Array(wire[cut...])])
             #expect(packets.map(\.type) == [3, 13, 3], "cut at \(cut)")
             guard packets.count == 3 else { continue }
-            let first = try MQTTPacketStream.publish(packets[0])
-            #expect(Array(first.topic) == Array("espresense/devices/x/hall".utf8) && Array(first.payload) == Array(#"{"rssi":-60}"#.utf8))
+            let first = try packets[0].publish()
+            #expect(Array(first.topic.readableBytesView) == Array("espresense/devices/x/hall".utf8))
+            #expect(Array(first.payload.readableBytesView) == Array(#"{"rssi":-60}"#.utf8))
             #expect(first.qos == 0 && first.id == nil)
-            let last = try MQTTPacketStream.publish(packets[2])
-            #expect(Array(last.topic) == Array("t".utf8) && last.payload.count == 300 && last.qos == 1 && last.id == 0x0102)
+            let last = try packets[2].publish()
+            #expect(Array(last.topic.readableBytesView) == Array("t".utf8) && last.payload.readableBytes == 300 && last.qos == 1 && last.id == 0x0102)
         }
-        #expect(MQTTPacketStream.publishAcknowledgement(0x0102) == [0x40, 2, 1, 2])
+        // One byte at a time.
+        #expect(try Self.decode(wire.map { [$0] }).map(\.type) == [3, 13, 3])
     }
 
     @Test func hostileStreamsAreRefused() {
-        var long = MQTTPacketStream(maximumLength: 100)
-        MQTTWire.packet(0x30, Array(repeating: 0, count: 101)).withUnsafeBytes { long.append($0) }
-        #expect(throws: MQTTPacketStream.Failure.tooLong(101)) { try long.next() }
-        var endless = MQTTPacketStream()
-        [UInt8]([0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]).withUnsafeBytes { endless.append($0) }
-        #expect(throws: MQTTPacketStream.Failure.malformedLength) { try endless.next() }
-        // A topic longer than the packet, and topics that are not UTF-8.
-        for body: [UInt8] in [[0, 9, 0x61], [0, 2, 0xC3, 0x28], [0, 3, 0x61, 0x62, 0xFF]] {
-            #expect(throws: MQTTPacketStream.Failure.malformedPublish) {
-                try MQTTPacketStream.publish(MQTTPacketStream.Packet(header: 0x30, body: body[...]))
+        #expect(throws: MQTTPacketDecoder.Failure.tooLong(101)) {
+            try Self.decode([MQTTWire.packet(0x30, Array(repeating: 0, count: 101))], maximumLength: 100)
+        }
+        #expect(throws: MQTTPacketDecoder.Failure.malformedLength) { try Self.decode([[0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]]) }
+        // A topic longer than the packet, topics that are not UTF-8, and a QoS 1 message without its id.
+        for (header, body): (UInt8, [UInt8]) in [(0x30, [0, 9, 0x61]), (0x30, [0, 2, 0xC3, 0x28]), (0x30, [0, 3, 0x61, 0x62, 0xFF]), (0x32, [0, 1, 0x61]),
+                                                 (0x36, [0, 1, 0x61, 0, 1])] {
+            #expect(throws: MQTTPacketDecoder.Failure.malformedPublish) {
+                try MQTTPacket(header: header, body: ByteBuffer(bytes: body)).publish()
             }
         }
     }

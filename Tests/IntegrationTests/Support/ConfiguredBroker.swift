@@ -83,6 +83,49 @@ final class ConfiguredBroker: Sendable {
         "\(directory)/secrets/\(user).password"
     }
 
+    /// A plain broker with mosquitto's dynamic security plugin, the broker's one way to refuse a
+    /// subscription (an `acl_file` never does: it grants every SUBSCRIBE and drops at delivery what
+    /// a client may not read). Anonymous clients may do anything; `user` (password `password`) may
+    /// do anything but subscribe to `refused`, until `grant` lets it, while the broker runs.
+    static func refusingSubscriptions(of user: String, password: String, refused: [String]) async throws -> ConfiguredBroker {
+        let broker = try await start(tls: false) { directory in
+            let configuration = "\(directory)/dynamic-security.json"
+            _ = try runTool("/usr/bin/mosquitto_ctrl", ["dynsec", "init", configuration, "admin", adminPassword])
+            // Everything allowed unless a role says otherwise.
+            let data = try Data(contentsOf: URL(fileURLWithPath: configuration))
+            guard var settings = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw TestSetupError(message: "mosquitto_ctrl wrote no JSON object to \(configuration)")
+            }
+            settings["defaultACLAccess"] = ["publishClientSend": true, "publishClientReceive": true, "subscribe": true, "unsubscribe": true]
+            try JSONSerialization.data(withJSONObject: settings).write(to: URL(fileURLWithPath: configuration))
+            // mosquitto started as root runs as the `mosquitto` user, and saves the file on every change.
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory)
+            try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: configuration)
+            let plugin = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"].map { "\($0)/mosquitto_dynamic_security.so" }
+                .first { FileManager.default.fileExists(atPath: $0) }
+            guard let plugin else { throw TestSetupError(message: "mosquitto_dynamic_security.so not found: run scripts/install-deps.sh") }
+            return ["allow_anonymous true", "plugin \(plugin)", "plugin_opt_config_file \(configuration)"]
+        }
+        try broker.control("createClient", user, "-p", password)
+        try broker.control("createRole", user)
+        try broker.control("addClientRole", user, user)
+        for filter in refused { try broker.control("addRoleACL", user, "subscribePattern", filter, "deny", "5") }
+        return broker
+    }
+
+    /// Lets `user` of `refusingSubscriptions` subscribe to `filter`, as an operator who puts the
+    /// broker's ACL right does: at once, without a restart.
+    func grant(_ filter: String, to user: String) throws {
+        try control("removeRoleACL", user, "subscribePattern", filter)
+    }
+
+    private static let adminPassword = "admin-\(UUID().uuidString)"
+
+    /// Runs `mosquitto_ctrl dynsec` with `arguments` against this broker, as its admin.
+    private func control(_ arguments: String...) throws {
+        _ = try runTool("/usr/bin/mosquitto_ctrl", ["-h", "127.0.0.1", "-p", "\(port)", "-u", "admin", "-P", Self.adminPassword, "dynsec"] + arguments)
+    }
+
     /// A broker that lets in only `user` with `password`.
     static func withPassword(user: String, password: String) async throws -> ConfiguredBroker {
         try await start(tls: false) { directory in

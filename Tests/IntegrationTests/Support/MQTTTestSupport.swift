@@ -1,13 +1,13 @@
 import Foundation
 import Logging
+import PresenceCore
 import PresenceMQTT
 import Synchronization
 
 /// A client for `url` with a unique id, quick reconnects and `configure` applied; not started.
 func makeMQTTClient(_ url: String, _ label: String, _ configure: (inout MQTTConfiguration) -> Void = { _ in }) throws -> MQTTClient {
     var configuration = MQTTConfiguration(url: try MQTTURL(parsing: url), clientID: "\(label)-\(UUID().uuidString.prefix(8))")
-    configuration.reconnectDelayMin = 1
-    configuration.reconnectDelayMax = 2
+    configuration.retry = RetryPolicy(first: .seconds(1), longest: .seconds(2))
     configure(&configuration)
     var logger = Logger(label: "test.mqtt.\(label)")
     logger.logLevel = ProcessInfo.processInfo.environment["MQTT_TEST_TRACE"] == nil ? .notice : .trace
