@@ -8,7 +8,7 @@
 set -euo pipefail
 
 debs=(curl mosquitto mosquitto-clients libmosquitto-dev postgresql libpq-dev libbluetooth-dev bluez time chromium fonts-dejavu-core librsvg2-bin
-  prometheus dpkg-dev debhelper lintian help2man strace)
+  prometheus dpkg-dev debhelper lintian help2man patchelf strace)
 missing=()
 for p in "${debs[@]}"; do
   if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
