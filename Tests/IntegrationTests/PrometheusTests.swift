@@ -123,17 +123,17 @@ extension EndToEndTests {
             ((sample["value"] as? [Any])?.last as? String).flatMap(Double.init)
         }
 
-        /// Prometheus's own graph page of the walk (people present, events and sightings per
-        /// second), as headless Chromium draws it: docs/operations.md's picture.
+        /// Prometheus's own graph page of the walk (people present, events by kind, sightings per
+        /// second, the nodes online), as headless Chromium draws it: docs/operations.md's picture.
         static func screenshot(of base: String, to path: String) throws {
-            let graphs = ["presence:present_users", "sum by (kind) (presence:events:rate1m)", "presence:sightings:rate1m", "presence:node_online"]
+            let graphs = ["presence:present_users", "sum by (kind) (presence_events_total)", "presence:sightings:rate1m", "presence:node_online"]
             var query = URLComponents()
             query.queryItems = graphs.enumerated().flatMap { index, expression in
                 [URLQueryItem(name: "g\(index).expr", value: expression), URLQueryItem(name: "g\(index).tab", value: "0"),
-                 URLQueryItem(name: "g\(index).range_input", value: "2m")]
+                 URLQueryItem(name: "g\(index).range_input", value: "1m")]
             }
             let url = base + "/graph?" + (query.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
-            _ = try runTool("/usr/bin/chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,2000",
+            _ = try runTool("/usr/bin/chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,2950",
                                                   "--virtual-time-budget=8000", "--screenshot=\(path)", url])
         }
     }
