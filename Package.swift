@@ -124,7 +124,10 @@ let package = Package(
         .testTarget(name: "PresenceAggregatorTests", dependencies: ["PresenceAggregator", "PresenceCore", log, lifecycle], swiftSettings: strict),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["PresenceTestSupport", "PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", "PresenceCLI", "PresenceAggregator", arguments, log],
+            dependencies: [
+                "PresenceTestSupport", "PresenceCore", "PresenceMQTT", "PresencePostgres", "PresenceStore", "PresenceCLI", "PresenceAggregator", arguments, log,
+                .product(name: "Yams", package: "Yams"),
+            ],
             swiftSettings: strict),
     ]
 )

@@ -48,9 +48,38 @@ final class AggregatorMetrics: Sendable {
             Gauge(label: "presence_zone_present_users", dimensions: [("zone", zone)]).record(count)
         }
         if let owned = statistics.ownedShards { Gauge(label: "presence_owned_shards").record(owned) }
+        Gauge(label: "presence_shards").record(statistics.shards)
         for row in statistics.nodes {
             Gauge(label: "presence_node_sightings_per_second", dimensions: [("node", row.key)]).record(row.sightingsPerSecond ?? 0)
             Gauge(label: "presence_node_online", dimensions: [("node", row.key)]).record(row.online == true ? 1 : 0)
+            if let skew = row.clockSkew {
+                Gauge(label: "presence_node_clock_skew_seconds", dimensions: [("node", row.key)]).record(Double(skew) / 1000)
+            }
+        }
+    }
+
+    /// The problems of the venue's fleet health report, counted by kind and by what they are about
+    /// (beacons, tags, nodes), every pair there at 0 when none: what the alerts read. Tags are
+    /// counted, never named. A part (one aggregator's share of the venue) is left to the one that
+    /// reports the whole venue.
+    func update(_ report: FleetReport) {
+        guard report.shards == nil else { return }
+        var counts: [String: Int] = [:]
+        for problem in report.problems { counts[problem.kind.rawValue + "|" + Self.name(problem.subject), default: 0] += 1 }
+        let pairs: [(FleetReport.Problem.Kind, String)] = [
+            (.lowBattery, "beacon"), (.lowBattery, "tag"), (.silent, "beacon"), (.silent, "tag"), (.nodeDown, "node"), (.nodeSkewed, "node"),
+        ]
+        for (kind, subject) in pairs {
+            Gauge(label: "presence_fleet_problems", dimensions: [("problem", kind.rawValue), ("subject", subject)])
+                .record(counts[kind.rawValue + "|" + subject] ?? 0)
+        }
+    }
+
+    private static func name(_ subject: FleetReport.Problem.Subject) -> String {
+        switch subject {
+        case .beacon: "beacon"
+        case .tag: "tag"
+        case .node: "node"
         }
     }
 
@@ -59,8 +88,9 @@ final class AggregatorMetrics: Sendable {
         decisionTimer.recordMilliseconds(max(0, milliseconds))
     }
 
-    /// The gauges of the shell: connections, queues, the journal.
+    /// The gauges of the shell: readiness, connections, queues, the journal.
     func updateShell(_ shell: Shell) {
+        Gauge(label: "presence_ready").record(shell.ready ? 1 : 0)
         Gauge(label: "presence_broker_connected", dimensions: [("connection", "inbound")]).record(shell.inboundConnected ? 1 : 0)
         Gauge(label: "presence_broker_connected", dimensions: [("connection", "publish")]).record(shell.publishConnected ? 1 : 0)
         Gauge(label: "presence_database_reachable").record(shell.databaseReachable ? 1 : 0)
@@ -75,6 +105,8 @@ final class AggregatorMetrics: Sendable {
 
     /// What the shell's parts say at one moment.
     struct Shell {
+        /// What `/readyz` says: the broker connections up, the database reachable, the registry loaded.
+        var ready: Bool
         var inboundConnected: Bool
         var publishConnected: Bool
         var databaseReachable: Bool

@@ -44,15 +44,16 @@ public enum AggregatorServices {
         let services: [any Service] = [postgres, journal, ownership, writer, publisher, registry, history, loop, inbound]
         guard let address = configuration.http, let live, let metrics, let prometheus else { return services }
         let visits = VisitsReader(postgres: postgres, logger: logger)
+        let readiness: @Sendable () -> [ReadinessCheck] = {
+            let broker = inbound.problem ?? (publisher.isConnected ? nil : "the publishing connection is not connected to the broker")
+            return [
+                ReadinessCheck("broker", broker == nil, problem: broker), ReadinessCheck("database", health.databaseReachable),
+                ReadinessCheck("registry", ready.isOpen),
+            ]
+        }
         let sources = VenueServer.Sources(
             feed: live, metrics: prometheus,
-            readiness: {
-                let broker = inbound.problem ?? (publisher.isConnected ? nil : "the publishing connection is not connected to the broker")
-                return [
-                    ReadinessCheck("broker", broker == nil, problem: broker), ReadinessCheck("database", health.databaseReachable),
-                    ReadinessCheck("registry", ready.isOpen),
-                ]
-            },
+            readiness: readiness,
             page: { question in
                 await inbox.answer(within: .seconds(2)) { core -> VenueServer.PageAnswer in
                     switch question {
@@ -68,8 +69,9 @@ public enum AggregatorServices {
             beforeScrape: {
                 let journal = journal.status
                 metrics.updateShell(AggregatorMetrics.Shell(
-                    inboundConnected: inbound.isConnected, publishConnected: publisher.isConnected, databaseReachable: health.databaseReachable,
-                    inFlight: publisher.inFlight, journalUnpublished: Int64(clamping: journal.end - min(journal.end, journal.published)),
+                    ready: readiness().allSatisfy(\.passed), inboundConnected: inbound.isConnected, publishConnected: publisher.isConnected,
+                    databaseReachable: health.databaseReachable, inFlight: publisher.inFlight,
+                    journalUnpublished: Int64(clamping: journal.end - min(journal.end, journal.published)),
                     journalUnapplied: Int64(clamping: journal.end - min(journal.end, journal.applied)), inboxWaitingBytes: inbox.counters.waitingBytes,
                     inboundDropped: inbox.counters.dropped, deadLetters: deadLetters.count, pages: live.pageCount))
             },

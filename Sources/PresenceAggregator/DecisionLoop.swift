@@ -167,6 +167,7 @@ final class DecisionLoop: Service {
             case .storeCalibration(let summary):
                 calibration.offer(summary)
             case .health(let report, let topic):
+                metrics?.update(report)
                 publisher.publishNow(MQTTMessage(topic: topic, payload: report.encoded(), qos: 0, retain: true))
             case .refused(let refusal):
                 logger.error("the decision core refused an input out of its order", metadata: ["refusal": "\(refusal)"])

@@ -28,6 +28,8 @@ extension EndToEndTests {
             #expect(before.value("presence_sightings_total") == 0)
             #expect(before.value("presence_broker_connected", ["connection": "inbound"]) == 1)
             #expect(before.value("presence_database_reachable") == 1)
+            #expect(before.value("presence_ready") == 1)
+            #expect(before.value("presence_shards") == 1 && before.value("presence_owned_shards") == 1)
 
             // Ten batches from booth a's node, two sightings each (one of them a stranger's tag).
             let publisher = try await h.publisher()
@@ -57,6 +59,10 @@ extension EndToEndTests {
             #expect(after.value("presence_events_total", ["kind": "enter"]) == 1)
             #expect(after.value("presence_node_online", ["node": "node-a"]) == 1 && after.value("presence_node_online", ["node": "node-b"]) == 0)
             #expect(after.types["presence_node_sightings_per_second"] == "gauge")
+            #expect(after.value("presence_node_clock_skew_seconds", ["node": "node-a"]).map { abs($0) < 1 } == true, "node-a's clock is this machine's")
+            #expect(after.value("presence_node_clock_skew_seconds", ["node": "node-b"]) == nil, "node-b sent nothing to estimate its clock from")
+            #expect(after.value("presence_fleet_problems", ["problem": "low_battery", "subject": "tag"]) == 0)
+            #expect(after.samples.filter { $0.name == "presence_fleet_problems" }.count == 6)
             #expect(after.value("presence_zone_present_users", ["zone": "front"]) == 1)
             let nodes = try await httpGet(base + "/api/nodes").object["nodes"] as? [[String: Any]] ?? []
             #expect(nodes.first { $0["key"] as? String == "node-a" }?["online"] as? Bool == true)

@@ -71,6 +71,8 @@ extension AggregatorCore {
         public var zonePresent: [String: Int] = [:]
         /// How many shards this aggregator decides for (nil: not sharing).
         public var ownedShards: Int?
+        /// How many shards the venue has (`presencectl shards`), as the registry says.
+        public var shards = 1
 
         public init(counters: PipelineCounters, strangers: StrangerNodes, late: Int, decisionLag: Int64, catchingUp: Bool,
                     calibration: SelfCalibration.Summary? = nil, events: [EventTally: Int] = [:], flaps: Int = 0, nodes: [NodeRow] = []) {

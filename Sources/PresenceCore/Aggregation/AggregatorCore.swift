@@ -425,6 +425,7 @@ public struct AggregatorCore: Sendable {
             }
         }
         statistics.ownedShards = pipeline.owned?.count
+        statistics.shards = pipeline.registry.shards.count
         return statistics
     }
 }
