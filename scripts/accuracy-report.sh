@@ -27,7 +27,7 @@ started=$(date +%s)
     echo "# Accuracy benchmark, latest run"
     echo
     echo "Produced by \`scripts/accuracy-report.sh${quick:+ --quick}\` on $(date -u +%Y-%m-%d) ($(nproc) cores). The engine runs at its"
-    echo "defaults (\`--decide hmm\`, lag 4 s, stay probability 0.97 per second, settle probability 0.75, dead zone 3 dB, layout weight 0.25);"
+    echo "defaults (\`--decide hmm\`, lag 10 s, stay probability 0.995 per second, settle probability 0.75, dead zone 3 dB, layout weight 0.25);"
     echo "the \`engine dwell\` row is the same engine under \`--decide dwell\` (margin 4 dB held 3 s), the default before. The"
     echo "data is split into a **tuning part** (the \`sim\` scenarios and the even-numbered runs of each dataset) and a"
     echo "**reporting part**, held out: the channel grid, the calibration experiment and the odd-numbered dataset runs."

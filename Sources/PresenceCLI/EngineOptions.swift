@@ -14,10 +14,10 @@ public struct EngineOptions: ParsableArguments {
     public var decide = "hmm"
 
     @Option(help: "How far back later readings may correct a step (--decide hmm): a clear move is made as soon as the last 2 s settle it, a doubtful one waits up to this.")
-    public var lag = "4s"
+    public var lag = "10s"
 
     @Option(help: "The probability, per second, that a user stays where they are (--decide hmm): nearer to 1, moves need more evidence.")
-    public var stayProbability = 0.97
+    public var stayProbability = 0.995
 
     @Option(help: "The smoothed probability a place must reach to win an enter or a move (--decide hmm).")
     public var settleProbability = 0.75

@@ -44,10 +44,10 @@ public struct EngineConfiguration: Sendable, Equatable {
     /// How far back the `hmm` decision lets later evidence correct a step, ms (`--lag`): a move
     /// as clear as the settle probability needs is made as soon as the last 2 s settle it;
     /// one in doubt waits up to the lag.
-    public var lag: Int64 = 4_000
+    public var lag: Int64 = 10_000
     /// The `hmm` decision's probability, per second, that a user stays where they are
     /// (`--stay-probability`): the nearer to 1, the more evidence a move needs.
-    public var stayProbability: Double = 0.97
+    public var stayProbability: Double = 0.995
     /// The smoothed probability a place must reach to win an enter or a move
     /// (`--settle-probability`).
     public var settleProbability: Double = 0.75

@@ -199,9 +199,12 @@ struct UserTrack: Sendable {
     }
     /// The belief's open step, read without copying the belief.
     var beliefOpenStep: Int64? { beliefBox?.belief.openStep }
-    /// Whether steps of nothing can decide nothing more for the user (`PresenceEngine.isQuiet`):
-    /// the track then needs no look at the end of each step.
-    var isBeliefQuiet: Bool { beliefBox.map { PresenceEngine.isQuiet(self, $0.belief) } ?? true }
+    /// Whether steps of nothing can decide nothing more for the user (`PlaceBelief.isQuiet`): the
+    /// track then needs no look at the end of each step.
+    var isBeliefQuiet: Bool {
+        guard let box = beliefBox else { return true }
+        return box.belief.isQuiet(since: presence?.entered ?? lastExit, heardInOpenStep: links.contains { $0.stepReadings > 0 })
+    }
     var graceUntil: Int64?
     /// When the last session ended by timeout: a later enter is not dated before it.
     var lastExit: Int64?

@@ -34,13 +34,15 @@ struct PlaceBelief: Sendable {
     private(set) var active: Vector = Vector(1, 0, 0, 0, 0, 0, 0, 0)
     /// The filtered probabilities of the slots just before the window's first step.
     private var origin = Vector(1, 0, 0, 0, 0, 0, 0, 0)
-    /// Each window step's evidence (likelihoods, one per slot), in a ring whose oldest step is at
-    /// `oldest` once the window is full: closing a step writes over the step that leaves.
-    private var evidence: [Vector]
-    /// When each window step's first reading was taken (`Int64.max`: nothing heard in it), in the
-    /// same ring: an event dated to a step is dated no earlier, so that the half-second grid does
-    /// not date a move before the readings that showed it.
-    private var firstReadings: [Int64]
+    /// Each window step's evidence (likelihoods, one per slot, in a byte each), in a ring whose
+    /// oldest step is at `oldest` once the window is full: closing a step writes over the step
+    /// that leaves.
+    private var evidence: [PackedLikelihoods]
+    /// When each window step's first reading was taken, ms into the step (`noReading`: nothing
+    /// heard in it), in the same ring: an event dated to a step is dated no earlier, so that the
+    /// half-second grid does not date a move before the readings that showed it.
+    private var firstReadings: [UInt16]
+    private static let noReading = UInt16.max
     /// Where the ring's oldest step is.
     private var oldest = 0
     /// The filtered probabilities after the window's last step.
@@ -67,6 +69,18 @@ struct PlaceBelief: Sendable {
         time >= 0 ? time / step : (time + 1) / step - 1
     }
 
+    /// Whether steps in which nothing is heard can decide nothing more, so that they can pass at
+    /// once and the user needs no look until they are heard or time out: nothing heard in the open
+    /// step or in the window (a step of nothing does not change how the window's steps are
+    /// smoothed; it only spreads the belief, which makes no place more certain), and the user's
+    /// last enter or exit (`since`), before which no step counts, older than the window.
+    func isQuiet(since: Int64?, heardInOpenStep: Bool) -> Bool {
+        let windowStart = openStep - Int64(window)
+        guard !heardInOpenStep, lastHeardStep < windowStart, isFull || lastHeardStep == .min else { return false }
+        guard let since else { return true }
+        return Self.stepIndex(of: since) < windowStart
+    }
+
     /// Whether the window holds as many steps as the lag asks for.
     var isFull: Bool { evidence.count == window }
 
@@ -82,7 +96,21 @@ struct PlaceBelief: Sendable {
 
     /// When the window's step `step` (0: the oldest) first heard a reading; `Int64.max`: never.
     func firstReading(at step: Int) -> Int64 {
-        firstReadings[ring(step)]
+        let offset = firstReadings[ring(step)]
+        guard offset != Self.noReading else { return .max }
+        return (openStep - Int64(evidence.count) + Int64(step)) * Self.step + Int64(offset)
+    }
+
+    /// The place the readings of the window's step `step` alone make likeliest (nil: nothing was
+    /// heard in it), and whether any other place is as likely there.
+    func likeliestPlace(at step: Int) -> (slot: Int, alone: Bool)? {
+        guard firstReadings[ring(step)] != Self.noReading else { return nil }
+        let likelihoods = evidence[ring(step)].unpacked
+        var best = 1
+        for slot in 2 ..< Self.slots where active[slot] > 0 && (active[best] == 0 || likelihoods[slot] > likelihoods[best]) { best = slot }
+        guard active[best] > 0 else { return nil }
+        let alone = !(1 ..< Self.slots).contains { $0 != best && active[$0] > 0 && likelihoods[$0] >= likelihoods[best] }
+        return (best, alone)
     }
 
     /// The slot of the place numbered `place`, if it has one.
@@ -112,7 +140,7 @@ struct PlaceBelief: Sendable {
         release(chosen, stay: stay)
         places[chosen] = place
         active[chosen] = 1
-        for step in evidence.indices { evidence[step][chosen] = pastLikelihood }
+        for step in evidence.indices { evidence[step].set(chosen, pastLikelihood) }
         latest = filter(stay: stay)
         return chosen
     }
@@ -126,7 +154,7 @@ struct PlaceBelief: Sendable {
         active[slot] = 0
         origin[slot] = 0
         origin = Self.normalised(origin, active)
-        for step in evidence.indices { evidence[step][slot] = 0 }
+        for step in evidence.indices { evidence[step].set(slot, 0) }
         latest = filter(stay: stay)
     }
 
@@ -149,17 +177,18 @@ struct PlaceBelief: Sendable {
     /// of its first reading: it joins the window, whose oldest step leaves it into the filtered
     /// origin when the window is full.
     mutating func close(_ likelihoods: Vector, firstReading: Int64 = .max, stay: Float) {
-        let step = likelihoods * active
+        let packed = PackedLikelihoods(likelihoods * active)
+        let offset = firstReading == .max ? Self.noReading : UInt16(min(max(firstReading - openStep * Self.step, 0), Self.step - 1))
         if evidence.count == window {
-            origin = Self.normalised(Self.transition(origin, active, stay: stay) * evidence[oldest], active)
-            evidence[oldest] = step
-            firstReadings[oldest] = firstReading
+            origin = Self.normalised(Self.transition(origin, active, stay: stay) * evidence[oldest].unpacked, active)
+            evidence[oldest] = packed
+            firstReadings[oldest] = offset
             oldest = oldest + 1 == window ? 0 : oldest + 1
         } else {
-            evidence.append(step)
-            firstReadings.append(firstReading)
+            evidence.append(packed)
+            firstReadings.append(offset)
         }
-        latest = Self.normalised(Self.transition(latest, active, stay: stay) * step, active)
+        latest = Self.normalised(Self.transition(latest, active, stay: stay) * packed.unpacked, active)
         if firstReading != .max { lastHeardStep = openStep }
         openStep += 1
     }
@@ -167,7 +196,7 @@ struct PlaceBelief: Sendable {
     /// Closes every step before `target` as a step in which nothing was heard, at once: past the
     /// window's own steps, each such step only spreads the origin (`transition`), and many of them
     /// are one power of the transition, which has a closed form. Decides nothing: the caller
-    /// knows that no step of nothing can bring a decision (`PresenceEngine.isQuiet`).
+    /// knows that no step of nothing can bring a decision (`isQuiet`).
     mutating func passQuietSteps(to target: Int64, stay: Float) {
         let count = target - openStep
         guard count > 0 else { return }
@@ -198,13 +227,13 @@ struct PlaceBelief: Sendable {
         into.removeAll(keepingCapacity: true)
         var forward = origin
         for step in evidence.indices {
-            forward = Self.normalised(Self.transition(forward, active, stay: stay) * evidence[ring(step)], active)
+            forward = Self.normalised(Self.transition(forward, active, stay: stay) * evidence[ring(step)].unpacked, active)
             into.append(forward)
         }
         var backward = active
         for step in stride(from: evidence.count - 1, through: 0, by: -1) {
             into[step] = Self.normalised(into[step] * backward, active)
-            backward = Self.normalised(Self.transition(backward * evidence[ring(step)], active, stay: stay), active)
+            backward = Self.normalised(Self.transition(backward * evidence[ring(step)].unpacked, active, stay: stay), active)
         }
     }
 
@@ -212,7 +241,7 @@ struct PlaceBelief: Sendable {
     /// `latest` keeps as steps close, anew after a slot changed).
     private func filter(stay: Float) -> Vector {
         var belief = origin
-        for step in evidence.indices { belief = Self.normalised(Self.transition(belief, active, stay: stay) * evidence[ring(step)], active) }
+        for step in evidence.indices { belief = Self.normalised(Self.transition(belief, active, stay: stay) * evidence[ring(step)].unpacked, active) }
         return belief
     }
 

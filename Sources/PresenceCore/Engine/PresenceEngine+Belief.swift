@@ -12,6 +12,15 @@ extension PresenceEngine {
     /// that a clear move is published within 4 s.
     static let clearSpan: Int64 = 2_000
 
+    /// How long a present user's place must be all but certainly left, with no other place
+    /// settled, before they go to the one leading now, ms (or the lag, if shorter), when two
+    /// places have held at least `levelShare` each all along (two beacons as near as each other):
+    /// a clear move between two such beacons is published within the contract's 6 s however long
+    /// the lag. Otherwise it waits the whole lag: someone walking on past a place is not moved to
+    /// it on the way.
+    static let leftSpan: Int64 = 4_000
+    static let levelShare: Float = 0.1
+
     /// The `hmm` decision, step by step: closes every step of the user's belief that ends by
     /// `time` with the readings heard in it, and after each, enters or moves the user where the
     /// smoothed belief settles.
@@ -25,7 +34,7 @@ extension PresenceEngine {
             return
         }
         while box.belief.openStep < target {
-            if Self.isQuiet(track, box.belief) {
+            if box.belief.isQuiet(since: track.presence?.entered ?? track.lastExit, heardInOpenStep: track.links.contains { $0.stepReadings > 0 }) {
                 box.belief.passQuietSteps(to: target, stay: stepModel.stay)
                 break
             }
@@ -33,18 +42,6 @@ extension PresenceEngine {
             statistics.steps += 1
         }
         track.putBeliefBox(box)
-    }
-
-    /// Whether steps in which nothing is heard can decide nothing more for the track, so that they
-    /// can pass at once and the track needs no look until it is heard or times out: nothing heard
-    /// in the open step or in the window (a step of nothing does not change how the window's steps
-    /// are smoothed; it only spreads the belief, which makes no place more certain), and the
-    /// user's last enter or exit, before which no step counts, older than the window.
-    static func isQuiet(_ track: UserTrack, _ belief: PlaceBelief) -> Bool {
-        let windowStart = belief.openStep - Int64(belief.window)
-        guard belief.lastHeardStep < windowStart, belief.isFull || belief.lastHeardStep == .min else { return false }
-        if let since = track.presence?.entered ?? track.lastExit, PlaceBelief.stepIndex(of: since) >= windowStart { return false }
-        return !track.links.contains { $0.stepReadings > 0 }
     }
 
     /// Closes the belief's open step: what each place's readings said in it (a place not heard in
@@ -163,14 +160,16 @@ extension PresenceEngine {
     }
 
     /// Enters or moves the user where the smoothed belief settles on a place: all but certainly
-    /// over the last `clearSpan` (a clear case), or with the settle probability at the step `lag`
+    /// over the last `clearSpan` while the newest step's readings name no other place alone (a
+    /// clear case: the step after a moment's blip, which says the old place again, does not
+    /// publish the blip as a move), or with the settle probability at the step `lag`
     /// back while it still leads now; dated to when it began to lead. A present user whose place
-    /// is all but certainly left over the whole lag, with no one place settled (two beacons as
-    /// near as each other), goes to the one leading now, dated to when their place stopped
+    /// is all but certainly left over the last `leftSpan` (two beacons as near as each other) or
+    /// the whole lag, with no one place settled, goes to the one leading now, dated to when their place stopped
     /// leading. An enter looks back at most 2 s (it comes within 3 s of steady reception) and
     /// needs the place more likely than "away"; someone all but certainly near some place over
     /// those 2 s, with none settled, enters the one leading now. With no enter dwell
-    /// (`--enter-dwell 0s`), the place the newest step names enters at once.
+    /// (`--enter-dwell 0s`), the place the newest step's readings name enters at once.
     private mutating func decide(_ track: inout UserTrack, _ belief: PlaceBelief, stay: Float, at end: Int64, events: inout [PresenceEvent]) {
         guard !nothingToDecide(track, belief) else { return }
         var smoothed: [PlaceBelief.Vector] = []
@@ -192,7 +191,8 @@ extension PresenceEngine {
         /// no step that far back yet), with the step it is decided at.
         func settled(since: Int64, lagged: Int, leader: (Int) -> Int, _ probability: (Int, Int) -> Float) -> (slot: Int, step: Int)? {
             let newest = leader(last)
-            if clearFrom >= 0, start(of: clearFrom) >= since, (clearFrom ... last).allSatisfy({ leader($0) == newest && probability($0, newest) >= certain }) {
+            if clearFrom >= 0, start(of: clearFrom) >= since, (clearFrom ... last).allSatisfy({ leader($0) == newest && probability($0, newest) >= certain }),
+               belief.likeliestPlace(at: last).map({ $0.slot == newest || !$0.alone }) ?? true {
                 return (newest, last)
             }
             guard lagged >= 0, start(of: lagged) >= since, leader(lagged) == newest, probability(lagged, newest) >= settle else { return nil }
@@ -210,7 +210,9 @@ extension PresenceEngine {
                 target = place.slot
                 first = place.step
                 while first > 0, Self.strongestPlace(smoothed[first - 1], besides: nil) == target { first -= 1 }
-            } else if let current, lagged == 0, start(of: 0) >= presence.entered, (0 ... last).allSatisfy({ 1 - share($0, current) >= certain }) {
+            } else if let current, case let leftFrom = leftSince(smoothed, current: current, lagged: lagged, share), leftFrom >= 0,
+                      start(of: leftFrom) >= presence.entered,
+                      (leftFrom ... last).allSatisfy({ 1 - share($0, current) >= certain }) {
                 target = Self.strongestPlace(smoothed[last], besides: current)
                 first = last
                 while first > 0, Self.strongestPlace(smoothed[first - 1], besides: nil) != current { first -= 1 }
@@ -226,9 +228,9 @@ extension PresenceEngine {
             let enterLag = last - Int(min(configuration.lag, 2_000) / PlaceBelief.step)
             var target: Int
             var first: Int
-            if configuration.enterDwell == 0, Self.strongest(smoothed[last]) > 0, start(of: last) >= exited {
-                // No enter dwell asked for: the place the newest step names enters at once.
-                target = Self.strongest(smoothed[last])
+            if configuration.enterDwell == 0, let named = belief.likeliestPlace(at: last), start(of: last) >= exited {
+                // No enter dwell asked for: the place the newest step's readings name enters at once.
+                target = named.slot
                 first = last
             } else if let place = settled(since: exited, lagged: enterLag, leader: { Self.strongest(smoothed[$0]) }, { smoothed[$0][$1] }), place.slot > 0 {
                 target = place.slot
@@ -248,18 +250,37 @@ extension PresenceEngine {
         }
     }
 
+    /// The first step of the span over which a present user at `current` must have all but
+    /// certainly left it to go to the place leading now (-1: the window is too short yet): the
+    /// last `leftSpan` when the two places leading now held `levelShare` each all along it, the
+    /// whole lag otherwise.
+    private func leftSince(_ smoothed: [PlaceBelief.Vector], current: Int?, lagged: Int, _ share: (Int, Int) -> Float) -> Int {
+        let last = smoothed.count - 1
+        let from = last + 1 - Int(min(configuration.lag, Self.leftSpan) / PlaceBelief.step)
+        let leader = Self.strongestPlace(smoothed[last], besides: current)
+        var runnerUp = -1
+        for slot in 1 ..< PlaceBelief.slots where slot != current && slot != leader && (runnerUp < 0 || smoothed[last][slot] > smoothed[last][runnerUp]) {
+            runnerUp = slot
+        }
+        guard from >= 0, leader > 0, runnerUp > 0,
+              (from ... last).allSatisfy({ min(share($0, leader), share($0, runnerUp)) >= Self.levelShare }) else { return lagged }
+        return from
+    }
+
     /// Whether the newest step rules every decision out, so that the window need not be smoothed
     /// (as it mostly need not: someone staying where they are, someone no one is near). The newest
     /// smoothed step is the filtered belief (`PlaceBelief.latest`), and every rule of `decide` needs
     /// a place to lead in it: for a present user, a place other than theirs, or theirs so unlikely
     /// that it is all but certainly left, which it cannot be while it leads (its share is then at
     /// least a seventh, and `certain` is at least 0.9); for someone at no place, a place ahead of
-    /// "away", or the places together all but certain, which they cannot be while "away" leads.
-    /// A lead counts when it is clear by more than rounding.
+    /// "away", or the places together all but certain, which they cannot be while "away" leads
+    /// (with no enter dwell, any step that heard a place). A lead counts when it is clear by more
+    /// than rounding.
     private func nothingToDecide(_ track: UserTrack, _ belief: PlaceBelief) -> Bool {
         let latest = belief.latest
         let clear: Float = 1.0001
         var leader = 0
+        if track.presence == nil, configuration.enterDwell == 0, belief.count > 0, belief.likeliestPlace(at: belief.count - 1) != nil { return false }
         if let presence = track.presence {
             guard let current = belief.slot(of: placeNumbers.existing(presence.beacon)), 1 - latest[0] >= 1e-5 else { return false }
             leader = current
