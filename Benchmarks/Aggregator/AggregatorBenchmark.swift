@@ -23,17 +23,26 @@ enum AggregatorBenchmark {
         var transports = [false]
         /// The broker's TLS listener and the CA that signed it (`PRESENCE_BROKER_TLS=on scripts/servers.sh`).
         var tlsBroker: (url: String, caFile: String)?
+        /// The load's length, s, instead of each scenario's own (`--seconds`).
+        var seconds: Int?
+        /// How often the aggregators' resident memory is printed while the load runs, s (`--rss-every`).
+        var residentEvery: Int?
+        /// A presencectl whose `migrate` makes each run's schema instead of this build's (`--migrate`).
+        var migrator: String?
     }
 
     static let usage = """
         usage: presence-bench aggregator [--quick] [--only TEXT]... [--aggregator PATH] [--broker-pid PID] [--pass FLAG]... [--layouts AxS,...]
-                                         [--transports plain,tls,...]
+                                         [--transports plain,tls,...] [--seconds S] [--rss-every S] [--migrate PRESENCECTL]
           Needs PRESENCE_BROKER_URL and PRESENCE_DATABASE_URL (a server where it may create databases);
           scripts/aggregator-bench.sh sets them up. --aggregator defaults to presence-aggregator beside this program;
           --pass hands a flag to it (--pass --publish-window=100); --layouts runs each scenario with A aggregators
           sharing S shards, one layout after the other (default 1x1; 1x1,2x8 compares sharding in one run);
           --transports runs each scenario with the aggregator on plain TCP or TLS, in the order given
           (plain,tls,tls,plain alternates them in one run; TLS needs PRESENCE_TLS_BROKER_URL and PRESENCE_TLS_BROKER_CA).
+          --seconds runs every load that long instead of 60 s (30 with --quick); --rss-every prints the
+          aggregators' resident memory every S seconds while the load runs; --migrate makes each run's schema
+          with that presencectl's migrate (an older commit's, beside --aggregator; a schema without zones gets none).
         """
 
     static func main(_ arguments: [String]) async {
@@ -52,6 +61,7 @@ enum AggregatorBenchmark {
                 var scenario = base
                 (scenario.aggregators, scenario.shards) = layout
                 scenario.tls = tls
+                if let seconds = options.seconds { scenario.seconds = seconds }
                 print("running: \(scenario.title) for \(scenario.seconds) s ...")
                 do {
                     let result = try await ScenarioRun(scenario: scenario, options: options, logger: logger).run()
@@ -86,19 +96,22 @@ enum AggregatorBenchmark {
             switch argument {
             case "--help", "-h": return nil
             case "--quick": options.quick = true
-            case "--only", "--aggregator", "--broker-pid", "--pass", "--layouts", "--transports":
+            case "--only", "--aggregator", "--broker-pid", "--pass", "--layouts", "--transports", "--seconds", "--rss-every", "--migrate":
                 guard let value = rest.popFirst() else { throw ValueError("\(argument) needs a value") }
                 if argument == "--only" { options.only.append(value) }
                 if argument == "--aggregator" { options.aggregatorPath = value }
                 if argument == "--pass" { options.passed.append(value) }
                 if argument == "--layouts" { options.layouts = try layouts(value) }
                 if argument == "--transports" { options.transports = try transports(value, tls: options.tlsBroker != nil) }
+                if argument == "--seconds" { options.seconds = try seconds(value, argument) }
+                if argument == "--rss-every" { options.residentEvery = try seconds(value, argument) }
+                if argument == "--migrate" { options.migrator = value }
                 if argument == "--broker-pid" {
                     guard let pid = Int32(value) else { throw ValueError("--broker-pid '\(value)' is not valid: expected a process id") }
                     options.brokerPID = pid
                 }
             default:
-                throw ValueError("argument '\(argument)' is not known: expected --quick, --only TEXT, --aggregator PATH, --broker-pid PID, --pass FLAG, --layouts AxS,... or --transports plain,tls")
+                throw ValueError("argument '\(argument)' is not known: expected --quick, --only TEXT, --aggregator PATH, --broker-pid PID, --pass FLAG, --layouts AxS,..., --transports plain,tls, --seconds S, --rss-every S or --migrate PRESENCECTL")
             }
         }
         return options
@@ -114,6 +127,14 @@ enum AggregatorBenchmark {
             default: throw ValueError("--transports '\(text)' is not valid: expected plain or tls, comma-separated, such as plain,tls")
             }
         }
+    }
+
+    /// A whole number of seconds from 1 to 86,400.
+    private static func seconds(_ text: String, _ flag: String) throws -> Int {
+        guard let seconds = Int(text), (1 ... 86_400).contains(seconds) else {
+            throw ValueError("\(flag) '\(text)' is not valid: expected whole seconds from 1 to 86400")
+        }
+        return seconds
     }
 
     /// "1x1,2x8": aggregators × shards, each 1 to 8 aggregators and 1 to 1,024 shards.

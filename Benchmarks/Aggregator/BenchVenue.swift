@@ -19,18 +19,24 @@ struct BenchVenue: Sendable {
     /// The home node of bulk device `index` (its booth), and the node at `rank` among those that hear it.
     func node(of index: Int, rank: Int) -> Int { (index + rank) % scenario.nodes }
 
-    /// Creates the registry with COPY, in one transaction.
+    /// Creates the registry with COPY, in one transaction; without zones in a schema from before them.
     func register(_ database: PostgresConnection) async throws {
         let scenario = scenario
         _ = try await database.transaction { db in
             _ = try db.query("INSERT INTO presence.venues (key, name) VALUES ('bench', 'Benchmark hall')")
-            _ = try db.query("INSERT INTO presence.zones (key, venue_key) VALUES ('hall', 'bench')")
-            _ = try db.copyIn("COPY presence.zones (key, venue_key, parent_key) FROM STDIN", rows: (0 ..< (scenario.nodes + 9) / 10).map { row in
-                ["row-\(row)", "bench", "hall"]
-            })
-            _ = try db.copyIn("COPY presence.beacons (key, venue_key, x, y, zone_key) FROM STDIN", rows: (0 ..< scenario.nodes).map { index in
-                [Self.booth(index), "bench", String(index * 5), "0", "row-\(index / 10)"]
-            })
+            if try db.query("SELECT to_regclass('presence.zones') IS NOT NULL").rows.first?.bool(0) == true {
+                _ = try db.query("INSERT INTO presence.zones (key, venue_key) VALUES ('hall', 'bench')")
+                _ = try db.copyIn("COPY presence.zones (key, venue_key, parent_key) FROM STDIN", rows: (0 ..< (scenario.nodes + 9) / 10).map { row in
+                    ["row-\(row)", "bench", "hall"]
+                })
+                _ = try db.copyIn("COPY presence.beacons (key, venue_key, x, y, zone_key) FROM STDIN", rows: (0 ..< scenario.nodes).map { index in
+                    [Self.booth(index), "bench", String(index * 5), "0", "row-\(index / 10)"]
+                })
+            } else {
+                _ = try db.copyIn("COPY presence.beacons (key, venue_key, x, y) FROM STDIN", rows: (0 ..< scenario.nodes).map { index in
+                    [Self.booth(index), "bench", String(index * 5), "0"]
+                })
+            }
             _ = try db.copyIn("COPY presence.nodes (key, venue_key, beacon_key, x, y) FROM STDIN", rows: (0 ..< scenario.nodes).map { index in
                 [Self.node(index), "bench", Self.booth(index), String(index * 5), "0"]
             })

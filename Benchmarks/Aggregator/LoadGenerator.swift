@@ -99,6 +99,7 @@ final class LoadGenerator: Sendable {
             var cursors = Array(repeating: 0, count: scenario.nodes)
             var carry = Array(repeating: 0.0, count: scenario.nodes)
             var seq = Array(repeating: Int64(0), count: scenario.nodes)
+            var noise = RandomSource(seed: 35)
             await paced(from: start) { due, built, markerAtFirst in
                 let crowdOn = scenario.crowd && due >= start + 3_000 && due < start + 10_000
                 var sightings = 0
@@ -112,7 +113,8 @@ final class LoadGenerator: Sendable {
                     if !nodeLinks.isEmpty {
                         for step in 0 ..< count {
                             let link = nodeLinks[(cursors[node] + step) % nodeLinks.count]
-                            items.append((link.middle, link.rssi + (step % 5) - 2, link.shard))
+                            let offset = scenario.rssiNoise > 0 ? Int((noise.gaussian() * scenario.rssiNoise).rounded()) : (step % 5) - 2
+                            items.append((link.middle, link.rssi + offset, link.shard))
                         }
                         cursors[node] = (cursors[node] + count) % nodeLinks.count
                     }

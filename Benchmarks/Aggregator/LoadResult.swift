@@ -14,6 +14,8 @@ struct LoadResult {
     var brokerCPUShare = 0.0
     var benchCPUShare = 0.0
     var peakMiB = 0.0
+    /// The aggregators' resident memory when the load ended.
+    var residentAtEndMiB = 0.0
     var generatorLag: Int64 = 0
     var generatorQueue = 0
     /// Decision to acknowledgement, ms: the count-weighted mean of each second's median, and the
@@ -73,8 +75,8 @@ struct LoadResult {
     }
 
     static let header = """
-        | scenario | offered /s | read | aggregator CPU | CPU-s per 1k | peak RSS | decision→publish p50 / worst p99 | first enters p50 / p95 / all | move p50 / max | crowd enters published / stored | crowd exits published / stored | broker CPU | bench CPU, lag | stop | takeover |
-        |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+        | scenario | offered /s | read | aggregator CPU | CPU-s per 1k | peak RSS | RSS at end | decision→publish p50 / worst p99 | first enters p50 / p95 / all | move p50 / max | crowd enters published / stored | crowd exits published / stored | broker CPU | bench CPU, lag | stop | takeover |
+        |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
         """
 
     var row: String {
@@ -87,7 +89,7 @@ struct LoadResult {
         let crowdEnters = crowd.map { "\(Self.format($0.entersPublished)) / \(Self.format($0.entersStored))" } ?? "–"
         let crowdExits = crowd.map { "\(Self.format($0.exitsPublished)) / \(Self.format($0.exitsStored))" } ?? "–"
         return "| \(scenario.title) | \(Int(offered.rounded())) | \(readShare.isNaN ? "–" : String(format: "%.1f %%", readShare * 100)) | "
-            + "\(String(format: "%.0f %%", cpuShare * 100)) | \(String(format: "%.4f", cpuPerThousand)) | \(String(format: "%.0f MiB", peakMiB)) | "
+            + "\(String(format: "%.0f %%", cpuShare * 100)) | \(String(format: "%.4f", cpuPerThousand)) | \(String(format: "%.0f MiB", peakMiB)) | \(String(format: "%.0f MiB", residentAtEndMiB)) | "
             + "\(String(format: "%.0f", latencyP50)) / \(latencyP99) ms | "
             + "\(Self.format(Self.percentile(firstEnters, 0.5))) / \(Self.format(Self.percentile(firstEnters, 0.95))) / \(all) | \(move) | "
             + "\(crowdEnters) | \(crowdExits) | \(String(format: "%.0f %%", brokerCPUShare * 100)) | "

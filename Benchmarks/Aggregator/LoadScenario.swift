@@ -25,6 +25,9 @@ struct LoadScenario: Sendable {
     /// Whether the aggregator reaches the broker over TLS (the nodes, the generator and the
     /// watcher stay on plain TCP).
     var tls = false
+    /// The standard deviation of random noise on every bulk sighting's RSSI, dB, as real radios
+    /// read it (0: the same ±2 dB pattern on every link, which a smoothed reading barely follows).
+    var rssiNoise = 0.0
 
     enum Dialect: String, Sendable {
         case native, espresense, gateway
@@ -47,6 +50,8 @@ struct LoadScenario: Sendable {
         return [
             LoadScenario(name: "50 nodes, 5k devices ×3, 50k/s", nodes: 50, devices: 5_000, heardBy: 3, rate: 50_000, seconds: seconds, crowd: true),
             LoadScenario(name: "50 nodes, 5k devices ×3, 200k/s", nodes: 50, devices: 5_000, heardBy: 3, rate: 200_000, seconds: seconds, crowd: true),
+            LoadScenario(name: "50 nodes, 5k devices ×3, 20k/s, RSSI σ 4 dB", nodes: 50, devices: 5_000, heardBy: 3, rate: 20_000, seconds: seconds,
+                         rssiNoise: 4),
             LoadScenario(name: "10 nodes, 1k devices ×10 at 5/s, 50k/s", nodes: 10, devices: 1_000, heardBy: 10, rate: 50_000, seconds: seconds),
             LoadScenario(name: "50 nodes, 100k devices ×1, 50k/s", nodes: 50, devices: 100_000, heardBy: 1, rate: 50_000, seconds: seconds),
             LoadScenario(name: "stadium: 50 nodes, 100k devices ×2, 200k/s", nodes: 50, devices: 100_000, heardBy: 2, rate: 200_000, seconds: seconds),

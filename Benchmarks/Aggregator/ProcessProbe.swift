@@ -15,9 +15,15 @@ struct ProcessProbe: Sendable {
     }
 
     /// The peak resident memory (VmHWM), MiB.
-    var peakResidentMiB: Double {
+    var peakResidentMiB: Double { statusMiB("VmHWM:") }
+
+    /// The resident memory now (VmRSS), MiB.
+    var residentMiB: Double { statusMiB("VmRSS:") }
+
+    /// A figure of `/proc/PID/status` given in kB, MiB (0 when it cannot be read).
+    private func statusMiB(_ field: String) -> Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
               let kib = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
         return kib / 1024
     }

@@ -29,7 +29,11 @@ struct ScenarioRun {
 
     private func run(in databaseURL: String) async throws -> LoadResult {
         let database = try await PostgresConnection.connect(PostgresConfiguration(url: databaseURL), logger: logger)
-        _ = try await database.migrate(logger: logger)
+        if let migrator = options.migrator {
+            try Self.migrate(databaseURL, with: migrator)
+        } else {
+            _ = try await database.migrate(logger: logger)
+        }
         let venue = BenchVenue(scenario: scenario)
         try await venue.register(database)
         if scenario.shards > 1 { try await database.setShards(try Shards(count: scenario.shards)) }
@@ -41,11 +45,15 @@ struct ScenarioRun {
         let aggregators = try (0 ..< scenario.aggregators).map { try startAggregator(databaseURL: databaseURL, topics: topics, index: $0) }
         defer { for aggregator in aggregators where aggregator.isRunning { aggregator.terminate() } }
         try await until(60, "the aggregator to say it is online") { watcher.aggregatorOnline }
-        try await untilAsync(60, "every shard owned, each aggregator owning its share") {
-            let owners = (try? await database.shardOwners()) ?? []
-            let share = ShardShare.fairShare(count: scenario.shards, live: scenario.aggregators)
-            return owners.count == scenario.shards && owners.allSatisfy { $0.clientID != nil }
-                && Dictionary(grouping: owners, by: { $0.clientID ?? "" }).values.allSatisfy { $0.count <= share }
+        // Alone on one shard, an aggregator is online once it owns it (and a build from before
+        // shards, run with --aggregator, owns none).
+        if scenario.aggregators > 1 || scenario.shards > 1 {
+            try await untilAsync(60, "every shard owned, each aggregator owning its share") {
+                let owners = (try? await database.shardOwners()) ?? []
+                let share = ShardShare.fairShare(count: scenario.shards, live: scenario.aggregators)
+                return owners.count == scenario.shards && owners.allSatisfy { $0.clientID != nil }
+                    && Dictionary(grouping: owners, by: { $0.clientID ?? "" }).values.allSatisfy { $0.count <= share }
+            }
         }
 
         let generator = try LoadGenerator(scenario: scenario, brokerURL: broker, topics: topics, logger: logger)
@@ -57,7 +65,12 @@ struct ScenarioRun {
         let cpuBefore = (probes.reduce(0) { $0 + $1.cpuSeconds }, brokerProbe?.cpuSeconds ?? 0, ProcessProbe.ownCPUSeconds)
 
         let poller = scenario.crowd ? Task { await CrowdPoller(database: database).run() } : nil
+        let sampler = options.residentEvery.map { every in
+            Task { await ResidentSampler(probes: probes, watcher: watcher, generator: generator, every: every).run(from: start) }
+        }
         await generator.run(from: start)
+        let residentAtEnd = probes.reduce(0) { $0 + $1.residentMiB }
+        sampler?.cancel()
         try await Task.sleep(for: .seconds(2))
         let measuredUntil = WallClock.milliseconds()
         let cpuAfter = (probes.reduce(0) { $0 + $1.cpuSeconds }, brokerProbe?.cpuSeconds ?? 0, ProcessProbe.ownCPUSeconds)
@@ -87,6 +100,7 @@ struct ScenarioRun {
         result.brokerCPUShare = (cpuAfter.1 - cpuBefore.1) / seconds
         result.benchCPUShare = (cpuAfter.2 - cpuBefore.2) / seconds
         result.peakMiB = probes.reduce(0) { $0 + $1.peakResidentMiB }
+        result.residentAtEndMiB = residentAtEnd
         result.generatorLag = load.worstLag
         result.generatorQueue = load.deepestQueue
         result.measure(latency: watcher.stats.filter { $0.received >= start && $0.received <= measuredUntil + 1_500 })
@@ -117,6 +131,16 @@ struct ScenarioRun {
         reading.cancel()
         await database.close()
         return result
+    }
+
+    /// Makes the schema with `presencectl`'s migrate (another build's).
+    private static func migrate(_ databaseURL: String, with presencectl: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: presencectl)
+        process.arguments = ["migrate", "--database", databaseURL]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ValueError("\(presencectl) migrate exited with \(process.terminationStatus)") }
     }
 
     static func clientID(_ index: Int, _ topics: Topics) -> String { "\(topics.prefix)-aggregator-\(index)" }
@@ -171,6 +195,26 @@ struct ScenarioRun {
         while !condition() {
             guard ContinuousClock.now < deadline else { throw ValueError("timed out after \(seconds) s waiting for \(what)") }
             try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
+
+/// Prints the aggregators' resident memory every `every` seconds while the load runs, with how
+/// many sightings were sent and how many the aggregator said it had read (its last stats).
+struct ResidentSampler {
+    let probes: [ProcessProbe]
+    let watcher: BusWatcher
+    let generator: LoadGenerator
+    let every: Int
+
+    func run(from start: Int64) async {
+        var due = start
+        while true {
+            due += Int64(every) * 1000
+            guard (try? await Task.sleep(for: .milliseconds(max(0, due - WallClock.milliseconds())))) != nil else { return }
+            let resident = probes.reduce(0) { $0 + $1.residentMiB }
+            let read = watcher.stats.last?.sightings ?? 0
+            print(String(format: "rss at %4d s: %6.1f MiB (sent %d, read %d)", (due - start) / 1000, resident, generator.snapshot.sightings, read))
         }
     }
 }

@@ -43,6 +43,9 @@ public struct AggregatorConfiguration: Sendable {
     /// Past this many bytes held in the journal (a long database outage), progress is saved once a
     /// minute instead of every second; events are always kept.
     public var journalBytes: UInt64 = 1 << 30
+    /// The memory the journal may hold in records a reader has yet to pass (more are read back
+    /// from its files).
+    public var journalCacheBytes: UInt64 = 32 << 20
     /// Whether log lines may name users (`--log-identities`, for debugging); otherwise they carry
     /// counts only. Debug lines may name topics, which hold user keys.
     public var logIdentities = false

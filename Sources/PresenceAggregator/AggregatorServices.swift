@@ -16,7 +16,8 @@ import ServiceLifecycle
 public enum AggregatorServices {
     public static func make(_ configuration: AggregatorConfiguration, logger: Logger) throws -> [any Service] {
         let directory = configuration.stateDirectory
-        let journal = Journal(directory: directory + "/journal", maximumBytes: configuration.journalBytes, logger: logger)
+        let journal = Journal(directory: directory + "/journal", maximumBytes: configuration.journalBytes, cacheBytes: configuration.journalCacheBytes,
+                              logger: logger)
         let inbox = LoopInbox(limit: configuration.inboundBytes)
         let ready = StartGate()
         let health = AggregatorHealth()

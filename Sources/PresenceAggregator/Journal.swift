@@ -52,12 +52,13 @@ final class Journal: Service, @unchecked Sendable {
 
     /// A journal in `directory`, not yet opened: readers wait until `open(for:storedJournal:)`.
     init(directory: String, segmentBytes: UInt64 = 64 << 20, maximumBytes: UInt64 = 1 << 30, coalescingInterval: Int64 = 60_000,
-         logger: Logger) {
+         cacheBytes: UInt64 = 32 << 20, logger: Logger) {
         folder = directory
         var configuration = JournalLedger.Configuration()
         configuration.segmentBytes = segmentBytes
         configuration.maximumBytes = maximumBytes
         configuration.coalescingInterval = coalescingInterval
+        configuration.cacheBytes = cacheBytes
         self.configuration = configuration
         self.logger = logger
     }

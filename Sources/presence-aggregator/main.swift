@@ -52,6 +52,9 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
     @Option(help: "Past this much held in the journal (a long database outage), progress is saved once a minute (e.g. 1GiB, 200MiB).")
     var journalMax = "1GiB"
 
+    @Option(help: "Memory for journal records the publisher or the database writer has yet to pass; beyond it they are read back from the journal's files (e.g. 32MiB).")
+    var journalCache = "32MiB"
+
     @Option(help: "How many published messages may await the broker's acknowledgement at once (1 to 65535).")
     var publishWindow = 1_000
 
@@ -85,6 +88,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
         configuration.core.rangingInterval = try DurationText.milliseconds(rangingInterval, what: "--ranging-interval")
         if let stateDir { configuration.stateDirectory = stateDir }
         configuration.journalBytes = try ByteCountText.bytes(journalMax, what: "--journal-max")
+        configuration.journalCacheBytes = try ByteCountText.bytes(journalCache, what: "--journal-cache")
         guard (1 ... 65_535).contains(publishWindow) else {
             throw ValueError("--publish-window \(publishWindow) is not valid: expected 1 to 65535 messages")
         }

@@ -10,6 +10,14 @@ import Testing
         .erased(users: ["user-\(index)"])
     }
 
+    /// A record of `count` users' retained states, each with a payload of 200 bytes, as the ranging
+    /// readout refreshes them.
+    static func states(_ index: Int, count: Int) -> OutboundRecord {
+        .decided(.init(messages: (0 ..< count).map { user in
+            OutboundMessage(topic: "venue/v1/state/users/user-\(index)-\(user)", payload: Array(repeating: UInt8(ascii: "x"), count: 200), retain: true)
+        }, decidedAt: Int64(index)))
+    }
+
     /// Segment files in memory, and the ledger's work carried out on them.
     struct Disk {
         var files: [UInt64: [UInt8]] = [:]
@@ -129,6 +137,60 @@ import Testing
             first = disk.answers.last?.entries.first?.start
         }
         #expect(first == ledger.start)
+    }
+
+    @Test func theCacheHoldsNoMoreMemoryThanItsBoundNorWhatEveryReaderPassed() throws {
+        let record = Self.states(0, count: 20)
+        let frame = UInt64(JournalFrame.frame(JournalCodec.encode(record)).count)
+        #expect(record.memoryFootprint > 2 * frame, "decoded, a record holds more than twice its frame: a bound on frames would hold that much more")
+        let perEntry = record.memoryFootprint + UInt64(MemoryLayout<Ledger.Entry>.stride)
+        var configuration = Ledger.Configuration()
+        configuration.cacheBytes = 5 * perEntry
+        var ledger = Ledger(configuration: configuration, segments: [], lastSegmentBytes: [], savedCursors: [:])
+        var disk = Disk()
+        var starts: [UInt64] = []
+        for index in 0 ..< 20 {
+            starts.append(ledger.end)
+            ledger.append(Self.states(index, count: 20), at: 0)
+        }
+        try disk.settle(&ledger, at: 0)
+        #expect(ledger.cachedBytes == 5 * perEntry, "the cache holds \(ledger.cachedBytes) bytes under a bound of \(configuration.cacheBytes)")
+
+        // The last five records are cached; the one before them is read from the files.
+        #expect(ledger.read(from: starts[15], limit: 10, for: 1) == .records((15 ..< 20).map { index in
+            Ledger.Entry(start: starts[index], end: index < 19 ? starts[index + 1] : ledger.end, record: Self.states(index, count: 20))
+        }))
+        #expect(ledger.read(from: starts[14], limit: 1, for: 2) == .waiting)
+        try disk.settle(&ledger, at: 0)
+        #expect(disk.answers.last?.waiter == 2 && disk.answers.last?.entries.map(\.record) == [Self.states(14, count: 20)])
+
+        // What one reader passed stays while the other has yet to; what both passed goes.
+        ledger.consumed(.publisher, upTo: ledger.end)
+        #expect(ledger.cachedBytes == 5 * perEntry)
+        ledger.consumed(.database, upTo: starts[17])
+        #expect(ledger.cachedBytes == 3 * perEntry)
+        #expect(ledger.read(from: starts[17], limit: 1, for: 3) == .records([Ledger.Entry(start: starts[17], end: starts[18], record: Self.states(17, count: 20))]))
+        ledger.consumed(.database, upTo: ledger.end)
+        #expect(ledger.cachedBytes == 0)
+        // A reader that goes back finds its records in the files.
+        #expect(ledger.read(from: starts[19], limit: 1, for: 4) == .waiting)
+        try disk.settle(&ledger, at: 0)
+        #expect(disk.answers.last?.waiter == 4 && disk.answers.last?.entries.map(\.record) == [Self.states(19, count: 20)])
+    }
+
+    @Test func aRecordsFootprintCountsItsBuffersByCapacityAndTheStringsNotStoredInline() {
+        #expect(MemoryFootprint.string("u-1") == 0, "a string of up to 15 bytes is stored inline")
+        #expect(MemoryFootprint.string(String(repeating: "a", count: 16)) == 64, "32 bytes of header, 17 of text, rounded to 16")
+        #expect(MemoryFootprint.array([UInt8]()) == 0)
+        let message = OutboundMessage(topic: "venue/v1/state/users/someone-with-a-long-key", payload: Array(repeating: 0, count: 200), retain: true)
+        var messages = [message]
+        let one = OutboundRecord.decided(.init(messages: messages, decidedAt: 0)).memoryFootprint
+        #expect(one == MemoryFootprint.array(messages) + MemoryFootprint.buffer(45) + MemoryFootprint.buffer(200))
+        messages.reserveCapacity(100)
+        let roomy = OutboundRecord.decided(.init(messages: messages, decidedAt: 0)).memoryFootprint
+        #expect(roomy >= one + UInt64(99 * MemoryLayout<OutboundMessage>.stride), "room reserved in an array is memory held")
+        let seen = OutboundRecord.progress(.init(clock: 0, lastSeen: (0 ..< 1_000).map { .init(user: "user-with-a-long-key-\($0)", time: 0) }))
+        #expect(seen.memoryFootprint >= 1_000 * UInt64(MemoryLayout<OutboundRecord.LastSeen>.stride + 48))
     }
 
     @Test func aReaderAtTheEndIsAnsweredByTheNextWriteAndEmptyAtTheFinish() throws {

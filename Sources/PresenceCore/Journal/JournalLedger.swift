@@ -10,7 +10,8 @@ import DequeModule
 /// A record is durable once written and flushed, and only then given to readers. It stays until
 /// both readers have passed it; then whole segments go. Past `maximumBytes` held (a long database
 /// outage), progress records are gathered and queued as one at most every `coalescingInterval`;
-/// events are always queued.
+/// events are always queued. Records a reader has yet to pass are kept decoded in a cache, up to
+/// `cacheBytes` of memory, so that readers that keep up never read the files.
 public struct JournalLedger: Sendable {
     /// Sizes and intervals.
     public struct Configuration: Sendable, Equatable {
@@ -20,7 +21,8 @@ public struct JournalLedger: Sendable {
         public var maximumBytes: UInt64 = 1 << 30
         /// How often gathered progress is queued past `maximumBytes`, ms.
         public var coalescingInterval: Int64 = 60_000
-        /// Recent durable records kept decoded for readers, bytes.
+        /// Durable records a reader has yet to pass, kept decoded for readers: at most this much
+        /// memory (`OutboundRecord.memoryFootprint` and the entry), the oldest let go first.
         public var cacheBytes: UInt64 = 32 << 20
         /// Cursors are saved at most this often (after a crash, at most this much is read again), ms.
         public var cursorInterval: Int64 = 100
@@ -151,7 +153,8 @@ public struct JournalLedger: Sendable {
     private var queuedEntries: [Entry] = []
     private var writing = false
     private var cache = Deque<Entry>()
-    private var cachedBytes: UInt64 = 0
+    /// The memory the cache holds (`cacheBytes`).
+    public private(set) var cachedBytes: UInt64 = 0
     private var waiters: [Waiter: (cursor: UInt64, limit: Int)] = [:]
     /// Waiters whose records must come from the files, in order, and the one being read.
     private var fileReads: [Waiter] = []
@@ -270,9 +273,13 @@ public struct JournalLedger: Sendable {
         return waiters.removeValue(forKey: waiter) != nil
     }
 
-    /// `reader` is done with everything before `cursor` (never past what is durable).
+    /// `reader` is done with everything before `cursor` (never past what is durable); what every
+    /// reader is done with leaves the cache (a reader that goes back, such as the database writer
+    /// after a standby was promoted behind, reads it from the files).
     public mutating func consumed(_ reader: Reader, upTo cursor: UInt64) {
         if cursor > cursors[reader] ?? 0 { cursors[reader] = min(cursor, durable) }
+        let passed = cursors.values.min() ?? 0
+        while let first = cache.first, first.end <= passed { uncache() }
     }
 
     // MARK: The thread's work
@@ -310,9 +317,9 @@ public struct JournalLedger: Sendable {
         if let last = batch.entries.last { durable = last.end }
         for entry in batch.entries {
             cache.append(entry)
-            cachedBytes += entry.end - entry.start
+            cachedBytes += Self.memory(of: entry)
         }
-        while cachedBytes > configuration.cacheBytes, let first = cache.popFirst() { cachedBytes -= first.end - first.start }
+        while cachedBytes > configuration.cacheBytes, !cache.isEmpty { uncache() }
         return answerWaiters()
     }
 
@@ -335,11 +342,6 @@ public struct JournalLedger: Sendable {
         savedCursors = save.cursors
         savedAt = now
         segments.removeAll { save.deleting.contains($0.start) }
-        let held = start
-        while let first = cache.first, first.end <= held {
-            cachedBytes -= first.end - first.start
-            cache.removeFirst()
-        }
     }
 
     /// Saving failed: tried again after `cursorInterval`; when stopping, given up (the next start
@@ -403,6 +405,17 @@ public struct JournalLedger: Sendable {
             }
         }
         return answers
+    }
+
+    /// The memory an entry holds in the cache: its slot and its record's footprint.
+    private static func memory(of entry: Entry) -> UInt64 {
+        UInt64(MemoryLayout<Entry>.stride) + entry.record.memoryFootprint
+    }
+
+    /// Lets the oldest cached record go.
+    private mutating func uncache() {
+        guard let first = cache.popFirst() else { return }
+        cachedBytes -= min(cachedBytes, Self.memory(of: first))
     }
 
     /// Records from `cursor` in the cache, or nil when it does not hold `cursor`.
