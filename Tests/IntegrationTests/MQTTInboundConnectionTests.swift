@@ -16,11 +16,6 @@ import Testing
         var count: Int { messages.withLock { $0.count } }
     }
 
-    /// How long a connection may take to come up. Alone it takes milliseconds; in the whole suite,
-    /// on two cores, the tests that waited for the shared servers all start at once and can keep the
-    /// connection's task from running for longer than 10 s (CI saw three such timeouts).
-    static let patience = 60.0
-
     /// A running connection; cancel the task to stop it.
     static func connection(_ url: String, clientID: String = "inbound-\(UUID().uuidString.prefix(8))", filters: [String], qos: Int = 0,
                            caFile: String? = nil, into received: Received, _ configure: (inout MQTTInboundConnection.Configuration) -> Void = { _ in })
@@ -53,7 +48,7 @@ import Testing
         let topic = uniqueTopic()
         let received = Received()
         let (connection, task) = try Self.connection(broker, filters: ["\(topic)/+/BTtoMQTT/+"], caFile: caFile, into: received)
-        try await eventually(Self.patience, "the connection to subscribe") { connection.isSubscribed }
+        try await eventually(10, "the connection to subscribe") { connection.isSubscribed }
         let publisher = try await Self.publisher(broker, caFile: caFile)
         let sent = (0 ..< 5_000).map { index in
             MQTTMessage(topic: "\(topic)/gw-\(index % 3)/BTtoMQTT/\(index)", payload: Array(#"{"id":"aa:bb:cc:dd:ee:ff","rssi":-\#(index % 90)}"#.utf8), qos: 0)
@@ -95,7 +90,7 @@ import Testing
         let clientID = "inbound-\(UUID().uuidString.prefix(8))"
         let received = Received()
         let (connection, task) = try Self.connection(broker, clientID: clientID, filters: ["\(topic)/#"], into: received)
-        try await eventually(Self.patience, "the first connection") { connection.isSubscribed }
+        try await eventually(10, "the first connection") { connection.isSubscribed }
         // Another client with the same id takes the session over: the broker drops the first.
         let usurper = try makeMQTTClient(broker, "usurper") { $0.clientID = clientID }
         try usurper.start()
@@ -117,7 +112,7 @@ import Testing
         let clientID = "inbound-\(UUID().uuidString.prefix(8))"
         let first = Received()
         let (connection, task) = try Self.connection(broker, clientID: clientID, filters: ["\(topic)/#"], qos: 1, into: first) { $0.cleanSession = false }
-        try await eventually(Self.patience, "the first connection") { connection.isSubscribed }
+        try await eventually(10, "the first connection") { connection.isSubscribed }
         let publisher = try await Self.publisher(broker)
         try await publisher.publish(MQTTMessage(topic: "\(topic)/before", payload: [1], qos: 1))
         try await eventually(10, "the message before") { first.count == 1 }
@@ -126,7 +121,7 @@ import Testing
         for index in 0 ..< 3 { try await publisher.publish(MQTTMessage(topic: "\(topic)/away", payload: [UInt8(index)], qos: 1)) }
         let second = Received()
         let (again, secondTask) = try Self.connection(broker, clientID: clientID, filters: ["\(topic)/#"], qos: 1, into: second) { $0.cleanSession = false }
-        try await eventually(Self.patience, "the three messages kept while away") { second.count == 3 && again.isSubscribed }
+        try await eventually(10, "the three messages kept while away") { second.count == 3 && again.isSubscribed }
         #expect(second.messages.withLock { $0.map(\.payload) } == [[0], [1], [2]])
         await publisher.stop()
         secondTask.cancel()
@@ -138,7 +133,7 @@ import Testing
         let received = Received()
         let url = "mqtt://reader:secret@127.0.0.1:\(broker.port)"
         let (connection, task) = try Self.connection(url, filters: ["granted/#", "later/#"], into: received)
-        try await eventually(Self.patience, "the SUBACK") { connection.status.connected }
+        try await eventually(10, "the SUBACK") { connection.status.connected }
         #expect(connection.status.refused == [MQTTRefusal(filter: "later/#", code: 0x80)])
         #expect(connection.status.problem == "the broker refused the subscription to later/# (SUBACK return code 0x80: failure)")
         try await Task.sleep(for: .seconds(1))
@@ -147,7 +142,7 @@ import Testing
         // comes back at once and subscribes again (a broker that keeps it gets the filter asked
         // for again under the retry policy: MQTTConnectionStateMachineTests).
         try broker.grant("later/#", to: "reader")
-        try await eventually(Self.patience, "the subscription granted") { connection.isSubscribed }
+        try await eventually(10, "the subscription granted") { connection.isSubscribed }
         let publisher = try await Self.publisher("mqtt://127.0.0.1:\(broker.port)")
         try await eventually(10, "a message on the filter granted later") {
             try? publisher.publishWithoutAcknowledgement(MQTTMessage(topic: "later/x", payload: [3], qos: 0))
