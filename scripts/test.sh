@@ -7,7 +7,22 @@ cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 swift build --build-tests -Xswiftc -warnings-as-errors
-# The end-to-end tests measure decisions against the wall clock: they run after the rest, alone,
-# so that the other suites' load on two cores does not turn timing into noise.
 swift test --skip-build --skip EndToEndTests
-swift test --skip-build --filter EndToEndTests
+# The end-to-end tests measure decisions against the wall clock and mostly wait on walks in real
+# time: they run after the rest, in two halves side by side, each a process of the test binary
+# with servers of its own (SwiftPM lets one `swift test` at a time use the build folder). Each
+# half's output is shown whole when both have ended.
+tests="$(swift build --show-bin-path)/presencePackageTests.xctest"
+first='EndToEndTests/(AggregatorRobustnessTests|AggregatorOutageTests|FailoverTests|AggregatorCalibrationTests|DiscoverTests|AggregatorHTTPTests|VenuePageTests)/'
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+NO_COLOR=1 "$tests" --testing-library swift-testing --filter "$first" > "$logs/first" 2>&1 &
+first_pid=$!
+NO_COLOR=1 "$tests" --testing-library swift-testing --filter EndToEndTests --skip "$first" > "$logs/second" 2>&1 &
+second_pid=$!
+status=0
+wait "$first_pid" || status=1
+wait "$second_pid" || status=1
+cat "$logs/first" "$logs/second"
+grep -h "Test run with" "$logs/first" "$logs/second"
+exit "$status"
