@@ -4,6 +4,7 @@
 # subscriber. Prints one row per scenario (see the README's "Aggregator end to end").
 #
 #   scripts/aggregator-bench.sh [--quick] [--only TEXT]... [--pass FLAG]... [--transports plain,tls]
+#                               [--seconds S] [--rss-every S] [--aggregator PATH --migrate PRESENCECTL]
 #
 # The broker also listens with TLS (PRESENCE_BROKER_TLS=on), for --transports tls.
 set -euo pipefail
