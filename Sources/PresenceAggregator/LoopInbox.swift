@@ -13,7 +13,7 @@ import Synchronization
 final class LoopInbox: Sendable {
     enum Item: Sendable {
         case message(MQTTMessage, receivedAt: Int64)
-        /// The messages of one read of a stream subscriber, received together.
+        /// The messages of one read of an inbound connection, received together.
         case messages(MQTTMessageBlock, receivedAt: Int64)
         case tick(Int64)
         case registry(Registry, loadedAt: Int64)
@@ -58,7 +58,7 @@ final class LoopInbox: Sendable {
         admit(.message(message, receivedAt: receivedAt), cost: message.queuedSize, messages: 1)
     }
 
-    /// Takes the messages of one read of a stream subscriber, as one item; when they would not
+    /// Takes the messages of one read of an inbound connection, as one item; when they would not
     /// fit, drops and counts them all, and returns how many were dropped so far (nil: taken).
     @discardableResult
     func push(_ messages: MQTTMessageBlock, receivedAt: Int64) -> Int? {

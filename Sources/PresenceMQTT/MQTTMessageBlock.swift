@@ -1,4 +1,4 @@
-/// The messages of one read of a `StreamSubscriber`, in one buffer: each message's topic and
+/// The messages of one read of an `MQTTInboundConnection`, in one buffer: each message's topic and
 /// payload lie one after the other in `bytes`, so that a read of fifty messages costs two
 /// allocations rather than a hundred, and is queued and taken as one item.
 public struct MQTTMessageBlock: Sendable {
@@ -41,7 +41,7 @@ public struct MQTTMessageBlock: Sendable {
         }
     }
 
-    /// The messages, each as an `MQTTMessage` (QoS 0, as a stream subscriber reads them).
+    /// The messages, each as an `MQTTMessage` (QoS 0, as the inbound connection reads them).
     public var messages: [MQTTMessage] {
         var messages: [MQTTMessage] = []
         messages.reserveCapacity(count)

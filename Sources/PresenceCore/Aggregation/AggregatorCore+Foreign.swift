@@ -1,6 +1,6 @@
 extension AggregatorCore {
     /// A message on `topic` (its UTF-8 bytes) arrived at `receivedAt`: as `receive(topic:payload:at:)`,
-    /// without a String made of a foreign node's topic (a stream subscriber's read holds them by the
+    /// without a String made of a foreign node's topic (an inbound connection's read holds them by the
     /// fifty).
     public mutating func receive(topicBytes topic: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer, at receivedAt: Int64) -> [Action] {
         switch state {
