@@ -258,10 +258,7 @@ extension PresenceEngine {
         let last = smoothed.count - 1
         let from = last + 1 - Int(min(configuration.lag, Self.leftSpan) / PlaceBelief.step)
         let leader = Self.strongestPlace(smoothed[last], besides: current)
-        var runnerUp = -1
-        for slot in 1 ..< PlaceBelief.slots where slot != current && slot != leader && (runnerUp < 0 || smoothed[last][slot] > smoothed[last][runnerUp]) {
-            runnerUp = slot
-        }
+        let runnerUp = Self.strongestPlace(smoothed[last], besides: current, leader)
         guard from >= 0, leader > 0, runnerUp > 0,
               (from ... last).allSatisfy({ min(share($0, leader), share($0, runnerUp)) >= Self.levelShare }) else { return lagged }
         return from
@@ -310,10 +307,10 @@ extension PresenceEngine {
         return best
     }
 
-    /// The most likely place ("away" and `besides` left out; ties to the lower slot).
-    private static func strongestPlace(_ belief: PlaceBelief.Vector, besides: Int?) -> Int {
+    /// The most likely place ("away" and the slots `besides` left out; ties to the lower slot).
+    private static func strongestPlace(_ belief: PlaceBelief.Vector, besides: Int?, _ alsoBesides: Int? = nil) -> Int {
         var best = -1
-        for slot in 1 ..< PlaceBelief.slots where slot != besides && (best < 0 || belief[slot] > belief[best]) { best = slot }
+        for slot in 1 ..< PlaceBelief.slots where slot != besides && slot != alsoBesides && (best < 0 || belief[slot] > belief[best]) { best = slot }
         return best
     }
 }
