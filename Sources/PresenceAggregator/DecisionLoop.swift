@@ -128,6 +128,8 @@ final class DecisionLoop: Service {
                     case .grant(let grant, let taken):
                         execute(core.own(grant, at: WallClock.milliseconds()), core)
                         taken.resume(returning: true)
+                    case .inbound(let up, let time):
+                        execute(up ? core.inboundBack(at: time) : core.inboundDown(at: time), core)
                     }
                 }
             } onGracefulShutdown: { [inbox] in

@@ -12,8 +12,11 @@ import Synchronization
 /// takeover) for whoever takes it next. The foreign nodes' and the shards' are read through
 /// swift-nio (`MQTTInboundConnection`), plain TCP or TLS. They connect
 /// once the loop is ready and say when the first subscriptions are in place (only then does the
-/// aggregator call itself online), follow the shards `ShardOwnership` hands out, and are the first
-/// part to stop on shutdown, so that the loop can decide everything received before it ends.
+/// aggregator call itself online), follow the shards `ShardOwnership` hands out, tell the loop when
+/// the way in goes down (a shard's session that was subscribed lost its connection: the broker, a
+/// hall's bridge queue and the nodes' spools keep what comes meanwhile) and when it is back (every
+/// such session subscribed again), and are the first part to stop on shutdown, so that the loop can
+/// decide everything received before it ends.
 final class InboundConnection: Service {
     private let configuration: AggregatorConfiguration
     private let client: MQTTClient
@@ -24,7 +27,7 @@ final class InboundConnection: Service {
     private let health: AggregatorHealth
     private let logger: Logger
     private let drops: InboundDrops
-    private let shards = Mutex<(wanted: ShardSet, running: Bool, sessions: [Int: ShardSession])>((.empty, false, [:]))
+    private let shards = Mutex<(wanted: ShardSet, running: Bool, sessions: [Int: ShardSession], down: Set<Int>)>((.empty, false, [:], []))
     private let following = Mutex(false)
 
     init(configuration: AggregatorConfiguration, inbox: LoopInbox, ready: StartGate, health: AggregatorHealth, logger: Logger) throws {
@@ -103,13 +106,19 @@ final class InboundConnection: Service {
     /// has its session closed first (the broker keeps what comes next for the next owner), a
     /// shard taken has its session opened, with what the broker kept.
     func receive(_ owned: ShardSet) async {
-        let (stopping, starting) = shards.withLock { state -> ([ShardSession], [Int]) in
+        let (stopping, starting, back) = shards.withLock { state -> ([ShardSession], [Int], Bool) in
             state.wanted = owned
-            guard state.running else { return ([], []) }
+            guard state.running else { return ([], [], false) }
             let stopping = state.sessions.filter { !owned.contains($0.key) }
-            for shard in stopping.keys { state.sessions[shard] = nil }
-            return (Array(stopping.values), owned.sorted.filter { state.sessions[$0] == nil })
+            let wasDown = !state.down.isEmpty
+            for shard in stopping.keys {
+                state.sessions[shard] = nil
+                state.down.remove(shard)
+            }
+            return (Array(stopping.values), owned.sorted.filter { state.sessions[$0] == nil }, wasDown && state.down.isEmpty)
         }
+        // A shard given back while its session was down no longer holds the way in down.
+        if back { inbox.inbound(up: true, at: WallClock.milliseconds()) }
         for session in stopping { await session.stop() }
         for shard in starting { startShard(shard) }
     }
@@ -188,7 +197,9 @@ final class InboundConnection: Service {
         session.cleanSession = configuration.cleanSession
         session.retry = configuration.retry
         do {
-            let connection = try MQTTInboundConnection(configuration: session, logger: logger) { [inbox, drops] messages in
+            let connection = try MQTTInboundConnection(configuration: session, logger: logger, onConnected: { [weak self] connected in
+                self?.shardSession(shard, connected: connected)
+            }) { [inbox, drops] messages in
                 guard let dropped = inbox.push(messages, receivedAt: WallClock.milliseconds()) else { return }
                 drops.dropped(total: dropped)
             }
@@ -199,6 +210,23 @@ final class InboundConnection: Service {
                 "shard": "\(shard)", "error": "\(error)",
             ])
         }
+    }
+
+    /// Shard `shard`'s session is subscribed (`connected`) or lost its connection: the loop hears
+    /// when the way in goes down (the first shard's session lost) and when it is back (the last
+    /// one subscribed again), in order with the messages the sessions delivered.
+    private func shardSession(_ shard: Int, connected: Bool) {
+        let (wasDown, isDown) = shards.withLock { state -> (Bool, Bool) in
+            let wasDown = !state.down.isEmpty
+            if connected {
+                state.down.remove(shard)
+            } else if state.sessions[shard] != nil {
+                state.down.insert(shard)
+            }
+            return (wasDown, !state.down.isEmpty)
+        }
+        guard wasDown != isDown else { return }
+        inbox.inbound(up: !isDown, at: WallClock.milliseconds())
     }
 
     /// A persistent session (unless `--clean-session`) whose messages go to the inbox.

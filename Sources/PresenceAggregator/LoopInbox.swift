@@ -7,9 +7,9 @@ import Synchronization
 /// connection receives them (stamped with their arrival, bounded in bytes, what does not fit is
 /// dropped and counted), ticks of the clock (at most one waiting), registries loaded beside the
 /// loop (only the newest waits), questions about what the core shows (the venue page's, at most
-/// `questionLimit` waiting), and the shards `ShardOwnership` grants. Questions come first, then a
-/// waiting registry, then ticks, messages and grants in the order they came, so that none starves
-/// the others.
+/// `questionLimit` waiting), the shards `ShardOwnership` grants, and the way in going down and
+/// coming back. Questions come first, then a waiting registry, then ticks, messages, grants and the
+/// way in's changes in the order they came, so that none starves the others.
 final class LoopInbox: Sendable {
     enum Item: Sendable {
         case message(MQTTMessage, receivedAt: Int64)
@@ -22,6 +22,9 @@ final class LoopInbox: Sendable {
         /// Shards granted beside the loop, in order with the messages: the loop's core owns them,
         /// then `taken` hears true (false: the loop had stopped).
         case grant(ShardGrant, taken: CheckedContinuation<Bool, Never>)
+        /// The way in (the shards' broker sessions) went down (`up` false) or is back, at `time`,
+        /// in order with the messages it delivered.
+        case inbound(up: Bool, at: Int64)
     }
 
     /// What the inbox has dropped and holds.
@@ -124,6 +127,15 @@ final class LoopInbox: Sendable {
         if refused { answer(nil) }
     }
 
+    /// The way in went down (`up` false) or is back at `time`; never dropped (nothing when finished).
+    func inbound(up: Bool, at time: Int64) {
+        let item = Item.inbound(up: up, at: time)
+        deliver(item) { state in
+            state.items.append(item)
+            return true
+        }
+    }
+
     /// Has the loop's core own `grant`; returns once it does (false: the loop has stopped).
     func grant(_ grant: ShardGrant) async -> Bool {
         await withCheckedContinuation { continuation in
@@ -220,7 +232,7 @@ final class LoopInbox: Sendable {
         case .message(let message, _): state.bytes -= message.queuedSize
         case .messages(let messages, _): state.bytes -= messages.queuedSize
         case .tick: state.tickWaiting = false
-        case .registry, .question, .grant: break
+        case .registry, .question, .grant, .inbound: break
         }
         return item
     }

@@ -47,14 +47,16 @@ public final class MQTTInboundConnection: Service, Sendable {
     private let group: any EventLoopGroup
     private let logger: Logger
     private let onMessages: @Sendable (MQTTMessageBlock) -> Void
-    private let shared = Shared()
+    private let shared: Shared
 
     /// A connection as `configuration` says; `onMessages` runs on swift-nio's event loop with the
-    /// messages of each read, in order, and must not block. Throws, naming it, a value MQTT 3.1.1 or
-    /// TLS would refuse: an empty or over-long client id, no subscriptions, a password without a
-    /// user name, an unreadable CA, certificate or key file.
+    /// messages of each read, in order, and must not block; so does `onConnected`, with true once
+    /// a connection is subscribed (every filter answered) and false when that connection is lost,
+    /// in order with the messages, but not when the connection stops. Throws, naming it, a value
+    /// MQTT 3.1.1 or TLS would refuse: an empty or over-long client id, no subscriptions, a password
+    /// without a user name, an unreadable CA, certificate or key file.
     public init(configuration: Configuration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger,
-                onMessages: @escaping @Sendable (MQTTMessageBlock) -> Void) throws(MQTTError) {
+                onConnected: @escaping @Sendable (Bool) -> Void = { _ in }, onMessages: @escaping @Sendable (MQTTMessageBlock) -> Void) throws(MQTTError) {
         func bad(_ what: String) -> MQTTError { MQTTError(message: "invalid inbound MQTT connection: \(what)") }
         let url = configuration.broker.url
         guard (1 ... 65_535).contains(configuration.clientID.utf8.count) else { throw bad("the client id must be 1 to 65535 bytes") }
@@ -94,6 +96,7 @@ public final class MQTTInboundConnection: Service, Sendable {
         self.group = group
         self.logger = logger
         self.onMessages = onMessages
+        shared = Shared(onConnected: onConnected)
     }
 
     /// Where the connection stands now.
@@ -173,15 +176,24 @@ public final class MQTTInboundConnection: Service, Sendable {
         }
 
         private let state = Mutex(State())
+        private let onConnected: @Sendable (Bool) -> Void
+
+        init(onConnected: @escaping @Sendable (Bool) -> Void = { _ in }) {
+            self.onConnected = onConnected
+        }
 
         var status: MQTTInboundStatus { state.withLock { $0.status } }
         var isStopping: Bool { state.withLock { $0.stopping } }
 
         /// The handler's machine says where the subscriptions stand; returns the refusals not said
-        /// before, and the filters refused before and granted now, to say.
+        /// before, and the filters refused before and granted now, to say. A connection subscribed
+        /// or lost (unless stopping) is told to `onConnected`.
         @discardableResult
         func update(_ status: MQTTInboundStatus) -> (refused: [MQTTRefusal], granted: [String]) {
+            var told: Bool?
+            defer { if let told { onConnected(told) } }
             let (changes, waiters) = state.withLock { state -> ((refused: [MQTTRefusal], granted: [String]), [CheckedContinuation<Void, Never>]) in
+                if status.connected != state.status.connected, !state.stopping { told = status.connected }
                 state.status = status
                 guard status.connected else { return (([], []), []) }
                 if state.connectedSince == nil { state.connectedSince = .now }

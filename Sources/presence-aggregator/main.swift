@@ -34,6 +34,9 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
     @Flag(help: "Start a new broker session, giving up the sightings the broker kept while the aggregator was down.")
     var cleanSession = false
 
+    @Option(help: "While the connection that reads the nodes' batches is down, decisions wait this long at most for it and the nodes' backlog to come back, so that what nodes said meanwhile is decided in its own time; an exit due meanwhile is published up to this late (0: decisions do not wait).")
+    var inboundDownHold = "30s"
+
     @Option(help: "Greet a user (or bid goodbye) at a beacon at most once per this long.")
     var notifyCooldown = "1h"
 
@@ -82,6 +85,7 @@ struct PresenceAggregatorCommand: AsyncParsableCommand {
         configuration.logIdentities = logIdentities
         configuration.clientID = clientID
         configuration.cleanSession = cleanSession
+        configuration.core.inboundDownHold = try DurationText.milliseconds(inboundDownHold, what: "--inbound-down-hold")
         configuration.core.notificationCooldown = try DurationText.milliseconds(notifyCooldown, what: "--notify-cooldown")
         configuration.core.statsInterval = try DurationText.milliseconds(statsInterval, what: "--stats-interval")
         configuration.core.beaconStateInterval = try DurationText.milliseconds(beaconStateInterval, what: "--beacon-state-interval")

@@ -75,10 +75,10 @@ extension EndToEndTests {
         }
 
         /// An aggregator for `h`, online, with alice placed at node-a.
-        static func online(_ h: PipelineHarness) async throws -> Running {
+        static func online(_ h: PipelineHarness, _ arguments: [String] = []) async throws -> Running {
             _ = try AggregatorRobustnessTests.registerWithBob(h)
             let bus = try await h.recorder()
-            let aggregator = try h.startAggregator()
+            let aggregator = try h.startAggregator(arguments)
             try await bus.wait(20, for: "online") { _ in Self.status(bus, h)?["state"] as? String == "online" }
             let publisher = try await h.publisher()
             let people = Whereabouts()
@@ -134,7 +134,8 @@ extension EndToEndTests {
         @Test func withTheBrokerAwaySessionsAreStoredAndTheExitsDecidedMeanwhileArePublishedInOrderWhenItReturns() async throws {
             let broker = try PrivateBroker.start()
             defer { broker.remove() }
-            let run = try await Self.online(try PipelineHarness("brokerdown", broker: broker.url))
+            // Decisions wait 5 s for what the nodes might say while the broker is away, then go on.
+            let run = try await Self.online(try PipelineHarness("brokerdown", broker: broker.url), ["--inbound-down-hold", "5s"])
             let (h, bus, aggregator, publisher, people, done, walking) = (run.h, run.bus, run.aggregator, run.publisher, run.people, run.done, run.walking)
             people.put(Self.bobTag, at: "node-b")
             try await bus.wait(15, for: "both to enter") { _ in
@@ -142,7 +143,7 @@ extension EndToEndTests {
                 return events.contains("enter alice booth-a") && events.contains("enter bob booth-b")
             }
             // Alice leaves, bob two seconds later; then the broker goes away for 20 s, during
-            // which both time out.
+            // which both time out (past the hold).
             people.put(AggregatorWalkTests.tag, at: nil)
             try await Task.sleep(for: .seconds(2))
             people.put(Self.bobTag, at: nil)

@@ -14,8 +14,19 @@ import Testing
         case .question: "question"
         case .registry: "registry"
         case .grant: "grant"
+        case .inbound(let up, _): up ? "way in back" : "way in down"
         case nil: "none"
         }
+    }
+
+    @Test func theWayInGoingDownAndBackComesInOrderWithTheMessagesAndIsNeverDropped() {
+        // Room for "a" (66 bytes queued) but not for "b" as well.
+        let inbox = LoopInbox(limit: 100)
+        inbox.push(MQTTMessage(topic: "a", payload: [1], qos: 0), receivedAt: 1)
+        inbox.inbound(up: false, at: 2)
+        inbox.push(MQTTMessage(topic: "b", payload: Array(repeating: 0, count: 64), qos: 0), receivedAt: 3)
+        inbox.inbound(up: true, at: 4)
+        #expect((0 ..< 4).map { _ in Self.topic(of: inbox.nextIfReady()) } == ["a", "way in down", "way in back", "none"])
     }
 
     @Test func waitingItemsAreTakenInOrderWithoutWaitingAndQuestionsComeFirst() async {

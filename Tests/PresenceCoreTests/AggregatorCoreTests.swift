@@ -80,7 +80,7 @@ import Testing
         let restart = stopped + 60_000
         var core = AggregatorCore(configuration: .init(), registry: PresencePipelineTests.registry, sessions: [], savedClock: stopped, now: restart)
         _ = core.resume(at: restart)
-        #expect(core.state == .catchingUp)
+        #expect(core.catchingUp)
         // A slow connect: five quiet seconds before the subscriptions are in place are no sign
         // that the backlog is drained.
         for i in 1 ... 50 { _ = core.tick(at: restart + Int64(i) * 100) }

@@ -157,12 +157,13 @@ import Testing
         var pipeline = PresencePipeline(configuration: .init(), registry: Self.registry, start: stopped)
         #expect(pipeline.resume([Presence(user: "alice", device: Self.tag, beacon: "a", venue: "expo", entered: stopped - 30_000, lastSeen: stopped - 500)],
                                 at: stopped).isEmpty)
+        pipeline.catchUp(awaitingNodesHeardSince: nil)
         var events: [PresenceEvent] = []
         var last: Int64 = 0
         for i in 0 ..< 16 {
             last = stopped + Int64(i) * 500
             events += pipeline.receive(Self.batch("node-a", seq: Int64(i), at: last, rssi: -55, sent: last + 50), node: "node-a",
-                                       at: restart + Int64(i), catchingUp: true).events
+                                       at: restart + Int64(i)).events
         }
         events += pipeline.advanceClock(to: restart + 1_000)
         #expect(events.map(\.kind) == [.exit])

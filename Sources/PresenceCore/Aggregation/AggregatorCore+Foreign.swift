@@ -29,11 +29,11 @@ extension AggregatorCore {
         let outcome: PresencePipeline.Outcome
         switch match.kind {
         case .espresenseReport:
-            lastMessageAt = receivedAt
+            sightingArrived(at: receivedAt)
             outcome = pipeline.receiveForeign(payload, dialect: .espresense, node: name, at: receivedAt)
             calibrated(into: &actions)
         case .gatewayAdvertisement:
-            lastMessageAt = receivedAt
+            sightingArrived(at: receivedAt)
             outcome = pipeline.receiveForeign(payload, dialect: .gateway, node: name, at: receivedAt)
             calibrated(into: &actions)
         case .status:

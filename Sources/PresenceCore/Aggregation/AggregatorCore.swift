@@ -19,8 +19,17 @@ public struct AggregatorCore: Sendable {
         /// or no sightings came for this long once the inbound subscriptions are in place
         /// (`subscribed(at:)`: a slow connect must not end it before the backlog arrives), ms...
         public var catchUpQuiet: Int64 = 500
-        /// ... or, at the latest, this long after the start, ms.
+        /// ... or, at the latest, this long after the start (after the way in was back), ms.
         public var catchUpLimit: Int64 = 30_000
+        /// While the way in is down (`inboundDown(at:)`), the clock waits this long at most for it to
+        /// come back, ms, so that what nodes said meanwhile is decided in its own time when it
+        /// arrives; past it decisions go on (absences end in exits) and what comes later is late.
+        /// 0: the clock does not wait.
+        public var inboundDownHold: Int64 = 30_000
+        /// The nodes whose last batch arrived within this before the way in went down are waited
+        /// for once it is back (`AwaitedNodes`), until each is heard live or `inboundDownHold` has
+        /// passed, ms.
+        public var awaitedWithin: Int64 = 5_000
         /// How often counters are reported, ms.
         public var statsInterval: Int64 = 10_000
         /// How often progress (the clock, last sightings) is saved and positions published, ms.
@@ -66,9 +75,9 @@ public struct AggregatorCore: Sendable {
         /// Made, with the sessions and zone stays to resume; `resume(at:)` resumes them, publishes
         /// every state afresh and moves on. No message or tick is taken before (`Refusal`).
         case starting(Resumption)
-        /// Draining what the broker kept during a downtime, in the backlog's own time: no tick
-        /// moves the clock until it is drained.
-        case catchingUp
+        /// Draining what was kept while the aggregator (a start) or its way in (`inboundDown(at:)`)
+        /// was down, in the backlog's own time: no tick moves the clock until it ends (`CatchUp`).
+        case catchingUp(CatchUp)
         /// Deciding as messages and ticks come.
         case live
         /// `finish(at:)` decided what was received; nothing more is taken.
@@ -104,8 +113,7 @@ public struct AggregatorCore: Sendable {
     var flaps = FlapCounter()
     var eventCounts: [EventTally: Int] = [:]
     let startedAt: Int64
-    var lastMessageAt: Int64
-    /// When the shell said the inbound subscriptions were in place.
+    /// When the shell said the inbound subscriptions were first in place.
     var subscribedAt: Int64?
     var progressAt: Int64
     var statsAt: Int64
@@ -153,7 +161,6 @@ public struct AggregatorCore: Sendable {
         homeAssistant = configuration.homeAssistant.map(HomeAssistantDiscovery.init(configuration:))
         if configuration.page { page = VenuePage() }
         startedAt = now
-        lastMessageAt = now
         progressAt = now
         statsAt = now
         rangedAt = now
@@ -170,7 +177,7 @@ public struct AggregatorCore: Sendable {
         }
     }
 
-    /// Whether the backlog is still being drained.
+    /// Whether the backlog is still being drained (or the way in is down and the clock waits).
     public var catchingUp: Bool {
         if case .catchingUp = state { true } else { false }
     }
@@ -182,7 +189,12 @@ public struct AggregatorCore: Sendable {
         guard case .starting(let resumption) = state else { return [.refused(.alreadyResumed)] }
         let now = TimeBounds.clamped(now)
         let sessions = resumption.sessions
-        state = configuration.catchUp ? .catchingUp : .live
+        if configuration.catchUp {
+            state = .catchingUp(CatchUp(cause: .start, since: startedAt, back: subscribedAt))
+            pipeline.catchUp(awaitingNodesHeardSince: nil)
+        } else {
+            state = .live
+        }
         let zoneEvents = resumeZones(resumption.zoneSessions, with: sessions)
         let exits = pipeline.resume(sessions, at: pipeline.clock)
         var actions: [Action] = []
@@ -238,8 +250,8 @@ public struct AggregatorCore: Sendable {
         }
         switch Topics.nodeMessage(in: topic) {
         case .sightings(let node):
-            lastMessageAt = receivedAt
-            outcome = pipeline.receive(payload, node: Substring(node), at: receivedAt, catchingUp: catchingUp)
+            sightingArrived(at: receivedAt)
+            outcome = pipeline.receive(payload, node: Substring(node), at: receivedAt)
             calibrated(into: &actions)
             if outcome.refusal == nil, outcome.droppedSightings > 0 {
                 warn("sightings", "dropped invalid sightings from a batch", ["node": node, "dropped": "\(outcome.droppedSightings)"], at: receivedAt,
@@ -269,18 +281,10 @@ public struct AggregatorCore: Sendable {
         return actions
     }
 
-    /// Whether `subscribed(at:)` was called.
-    public var isSubscribed: Bool { subscribedAt != nil }
-
-    /// The inbound subscriptions are in place at `now`: from then on, a quiet moment means the
-    /// broker's backlog is drained.
-    public mutating func subscribed(at now: Int64) {
-        if subscribedAt == nil { subscribedAt = TimeBounds.clamped(now) }
-    }
-
     /// The wall clock reads `now`: decide what time alone decides, and save progress, publish
     /// positions and node rows and report counters when they are due. While catching up, nothing
-    /// moves until the backlog is drained.
+    /// moves until the backlog is drained (or the way in, down, is given up: `CatchUp.ending`);
+    /// only the counters are reported.
     public mutating func tick(at now: Int64) -> [Action] {
         switch state {
         case .starting: return [.refused(.notResumed)]
@@ -289,15 +293,9 @@ public struct AggregatorCore: Sendable {
         }
         let now = TimeBounds.clamped(now)
         var actions: [Action] = []
-        if catchingUp {
-            let lag = TimeBounds.difference(now, pipeline.clock)
-            let caughtUp = lag <= configuration.catchUpQuiet + configuration.pipeline.lateness
-            let quiet = subscribedAt.map { TimeBounds.difference(now, max(lastMessageAt, $0)) >= configuration.catchUpQuiet } ?? false
-            guard caughtUp || quiet || TimeBounds.difference(now, startedAt) >= configuration.catchUpLimit else { return actions }
-            state = .live
-            actions.append(.log(LogLine(.notice, "caught up with what the broker kept", [
-                "batches": "\(pipeline.counters.batches)", "clock_behind_ms": "\(lag)",
-            ])))
+        if catchingUp, !catchUpEnds(at: now, into: &actions) {
+            reportCounters(at: now, into: &actions)
+            return actions
         }
         decided(pipeline.advanceClock(to: now), at: now, into: &actions)
         publishWaitingBeacons(at: now, into: &actions)
@@ -397,12 +395,16 @@ public struct AggregatorCore: Sendable {
 
     /// The aggregator is stopping and nothing more will be received: the watermark's wait is cut
     /// short (what was received is decided, as a loop left running without input would decide it
-    /// `lateness` later), and every last sighting that moved is saved, to the millisecond.
+    /// `lateness` later), and every last sighting that moved is saved, to the millisecond. While
+    /// catching up, decisions go only as far as what was received: the next start catches up from
+    /// there with what the broker still keeps.
     public mutating func finish(at now: Int64) -> [Action] {
         guard state != .finished else { return [] }
+        // While catching up, what is still to come is not decided away: only what was received.
+        let decidedUpTo = catchingUp ? max(pipeline.clock, pipeline.takenUpTo) : max(TimeBounds.clamped(now), pipeline.clock)
         state = .finished
         var actions: [Action] = []
-        let drained = TimeBounds.sum(max(TimeBounds.clamped(now), pipeline.clock), configuration.pipeline.lateness)
+        let drained = TimeBounds.sum(decidedUpTo, configuration.pipeline.lateness)
         decided(pipeline.advanceClock(to: drained), at: now, into: &actions)
         publishWaitingBeacons(at: now, flush: true, into: &actions)
         saveProgress(resolution: 0, into: &actions)

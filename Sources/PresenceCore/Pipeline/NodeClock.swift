@@ -8,12 +8,15 @@ public struct NodeClock: Sendable, Equatable {
     /// Differences arrival − sent of the last batches, ms.
     private var recent: [Int64] = []
     private var next = 0
+    /// When the node's last batch arrived, ms; nil before any.
+    public private(set) var lastArrival: Int64?
     public static let window = 20
 
     public init() {}
 
     /// Takes one batch's arrival and sent times.
     public mutating func observe(sent: Int64, arrival: Int64) {
+        lastArrival = max(lastArrival ?? arrival, arrival)
         let difference = TimeBounds.difference(arrival, sent)
         if recent.count < Self.window {
             recent.append(difference)

@@ -9,8 +9,9 @@ extension PresencePipeline {
 
     /// A foreign node's report of one advertiser arrived at `receivedAt` from the room or gateway
     /// named `name` (the topic's bytes; `ForeignTopics.nodeKey(for:)` gives its node): the clock
-    /// moves to the arrival, which is also the sighting's time (these reports carry none), then
-    /// the sighting is matched as a native node's would be. Its stated power at 1 m stands where
+    /// moves to the arrival (while catching up, no further than the nodes awaited allow), which is
+    /// also the sighting's time (these reports carry none), then the sighting is matched as a
+    /// native node's would be. Its stated power at 1 m stands where
     /// the registry has none; its distances are not read (the engine makes its own).
     ///
     /// While other aggregators share the venue, every one of them hears every foreign report
@@ -23,11 +24,11 @@ extension PresencePipeline {
         counters.batches += 1
         guard let key = ForeignTopics.nodeKey(for: name) else {
             strangers.record(Substring(String(decoding: name, as: UTF8.self)), reason: .badNodeName, at: receivedAt)
-            return Outcome(events: advanceClock(to: receivedAt), refusal: .stranger(.badNodeName))
+            return Outcome(events: advanceClock(to: heldAt(receivedAt)), refusal: .stranger(.badNodeName))
         }
         guard isRegistered(node: key) else {
             strangers.record(Substring(key), reason: .unregisteredNode, at: receivedAt)
-            return Outcome(events: advanceClock(to: receivedAt), refusal: .stranger(.unregisteredNode))
+            return Outcome(events: advanceClock(to: heldAt(receivedAt)), refusal: .stranger(.unregisteredNode))
         }
         var identity = CanonicalIdentityBuffer()
         swap(&identity, &foreignIdentity)
@@ -40,11 +41,12 @@ extension PresencePipeline {
         switch read {
         case .failure(let rejection):
             counters.rejectedBatches[rejection.reason, default: 0] += 1
-            return Outcome(events: advanceClock(to: receivedAt), refusal: .foreign(rejection))
+            return Outcome(events: advanceClock(to: heldAt(receivedAt)), refusal: .foreign(rejection))
         case .success(let read):
             sighting = read
         }
-        var outcome = Outcome(events: advanceClock(to: receivedAt))
+        var outcome = Outcome(events: advanceClock(to: heldAt(receivedAt)))
+        takenUpTo = max(takenUpTo, receivedAt)
         engine.nodeHeard(key, at: receivedAt, heartbeat: false)
         counters.sightings += 1
         let heardBy = matcher.node(key)

@@ -38,6 +38,12 @@ public struct PresencePipeline: Sendable {
     public internal(set) var fleet: FleetHealth?
     /// The shards whose users this pipeline decides for (`own(_:)`); nil: every shard.
     public private(set) var owned: ShardSet?
+    /// While catching up (`catchUp(awaitingNodesHeardSince:)`), the nodes still awaited (perhaps
+    /// none); nil: live.
+    public private(set) var awaited: AwaitedNodes?
+    /// The latest time a message taken in was dated to (a batch's arrival, its `sent` while
+    /// catching up), ms: what `finish` decides up to while catching up.
+    public internal(set) var takenUpTo: Int64
     /// The nodes messages are taken from: registered as nodes, or as `node:` devices.
     private var registeredNodes: Set<String>
     var matcher: ObservationMatcher
@@ -59,6 +65,7 @@ public struct PresencePipeline: Sendable {
         let tick = max(1, configuration.tickInterval)
         nextTick = (start / tick + 1) * tick
         clock = start
+        takenUpTo = start
         engine = PresenceEngine(configuration: configuration.engine, now: start - configuration.lateness)
         engine.setPlaces(PlacePolicies(registry: registry))
         engine.setRegisteredUsers(registry.users.count)
@@ -70,17 +77,59 @@ public struct PresencePipeline: Sendable {
         fleet?.own(owned)
     }
 
+    /// Whether the pipeline is catching up: the clock moves with the backlog's own times.
+    public var isCatchingUp: Bool { awaited != nil }
+
+    /// From now on, until `goLive()`, the pipeline catches up with what was kept while the
+    /// aggregator or its way in was down: a batch's arrival is taken as its `sent` time (bounded by
+    /// the clock and its real arrival), so that the backlog is decided in its own time rather than
+    /// all at once on arrival; nodes' status and stats no longer move the clock; and, given
+    /// `since`, the native nodes whose last batch arrived at or after it are awaited
+    /// (`AwaitedNodes`): the clock does not pass what they were heard up to until each is heard
+    /// live again or given up. Returns how many nodes are awaited.
+    @discardableResult
+    public mutating func catchUp(awaitingNodesHeardSince since: Int64?) -> Int {
+        var nodes: [String: Int64] = [:]
+        if let since {
+            for (node, nodeClock) in nodeClocks {
+                if let arrival = nodeClock.lastArrival, arrival >= since { nodes[node] = arrival }
+            }
+        }
+        awaited = AwaitedNodes(nodes)
+        return nodes.count
+    }
+
+    /// Stops waiting for the nodes still awaited (the hold's bound passed); returns how many.
+    @discardableResult
+    public mutating func giveUpAwaitedNodes() -> Int {
+        let count = awaited?.count ?? 0
+        if awaited != nil { awaited = AwaitedNodes() }
+        return count
+    }
+
+    /// Catching up is over: the clock moves with arrivals again (`advanceClock(to:)` brings it to now).
+    public mutating func goLive() {
+        awaited = nil
+    }
+
+    /// `time`, or the floor of the nodes awaited if that is earlier: where the clock may move.
+    func heldAt(_ time: Int64) -> Int64 {
+        min(time, awaited?.floor ?? .max)
+    }
+
     /// A batch payload arrived on the sightings topic of `node` at `receivedAt`: the clock moves
     /// to its arrival first (returning what that decides), then its observations are taken in.
     /// Batches from nodes that are not registered, or whose topic segment is not a key, change
     /// nothing but the stranger counts.
     ///
-    /// While `catchingUp` (a restart draining what the broker kept during the downtime), the
-    /// arrival is taken as the batch's `sent` time, bounded by the pipeline's clock and
-    /// `receivedAt`, so that the backlog is decided in its own time rather than all at once now.
+    /// While catching up (`catchUp(awaitingNodesHeardSince:)`), the arrival is taken as the
+    /// batch's `sent` time, bounded by the pipeline's clock and `receivedAt`, and the clock moves
+    /// to it only as far as the nodes awaited allow, so that the backlog is decided in its own
+    /// time rather than all at once now.
     /// The payload is read where it lies (the inbound message's bytes, a line of a recording).
-    public mutating func receive(_ bytes: UnsafeRawBufferPointer, node: Substring, at receivedAt: Int64, catchingUp: Bool = false) -> Outcome {
+    public mutating func receive(_ bytes: UnsafeRawBufferPointer, node: Substring, at receivedAt: Int64) -> Outcome {
         let receivedAt = TimeBounds.clamped(receivedAt)
+        let catchingUp = isCatchingUp
         counters.batches += 1
         if let reason = strangerReason(node) {
             strangers.record(node, reason: reason, at: receivedAt)
@@ -104,7 +153,12 @@ public struct PresencePipeline: Sendable {
             return Outcome(events: catchingUp ? [] : advanceClock(to: receivedAt), refusal: .invalid(rejection))
         }
         let arrival = catchingUp ? min(receivedAt, max(clock, header.sent)) : receivedAt
-        var outcome = Outcome(events: advanceClock(to: arrival), droppedSightings: header.droppedSightings)
+        if catchingUp {
+            let usualDelay = nodeClocks[key]?.offset ?? 0
+            awaited?.heard(key, sentOnOurClock: TimeBounds.sum(header.sent, usualDelay), at: receivedAt, lateness: configuration.lateness)
+        }
+        var outcome = Outcome(events: advanceClock(to: heldAt(arrival)), droppedSightings: header.droppedSightings)
+        takenUpTo = max(takenUpTo, arrival)
         if !catchingUp { nodeClocks[key, default: NodeClock()].observe(sent: header.sent, arrival: arrival) }
         engine.nodeHeard(key, at: arrival, heartbeat: false)
         fleet?.batch(from: key, at: arrival, sightings: scanned.count, clockOffset: nodeClocks[key]?.offset)
@@ -156,10 +210,11 @@ public struct PresencePipeline: Sendable {
         let time = TimeBounds.clamped(time)
         if let reason = strangerReason(node) {
             strangers.record(node, reason: reason, at: time)
-            return Outcome(events: advanceClock(to: time), refusal: .stranger(reason))
+            return Outcome(events: isCatchingUp ? [] : advanceClock(to: time), refusal: .stranger(reason))
         }
-        let events = advanceClock(to: time)
-        engine.nodeHeard(String(node), at: time, heartbeat: true)
+        // While catching up they are not the backlog's: they take the clock's time, and do not move it.
+        let events = isCatchingUp ? [] : advanceClock(to: time)
+        engine.nodeHeard(String(node), at: min(time, clock), heartbeat: true)
         fleet?.stats(from: String(node), at: time, reportsPerSecond: reportsPerSecond)
         return Outcome(events: events)
     }
@@ -169,10 +224,10 @@ public struct PresencePipeline: Sendable {
         let time = TimeBounds.clamped(time)
         if let reason = strangerReason(node) {
             strangers.record(node, reason: reason, at: time)
-            return Outcome(events: advanceClock(to: time), refusal: .stranger(reason))
+            return Outcome(events: isCatchingUp ? [] : advanceClock(to: time), refusal: .stranger(reason))
         }
-        let events = advanceClock(to: time)
-        engine.setNode(String(node), offline: !online, at: max(engine.now, time - configuration.lateness))
+        let events = isCatchingUp ? [] : advanceClock(to: time)
+        engine.setNode(String(node), offline: !online, at: max(engine.now, min(time, clock) - configuration.lateness))
         fleet?.status(of: String(node), online: online, at: time)
         return Outcome(events: events)
     }
