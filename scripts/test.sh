@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 swift build --build-tests -Xswiftc -warnings-as-errors
+# Swift Testing starts every test case at once unless told a bound: the parameterised ones would
+# run some fifty presencectl side by side on two cores, and the tests that time things would time
+# the queue. Two test cases a core at a time keep the load, and the run, shorter.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$((2 * $(nproc)))
 swift test --skip-build --skip EndToEndTests
 # The end-to-end tests measure decisions against the wall clock and mostly wait on walks in real
 # time: they run after the rest, in two halves side by side, each a process of the test binary

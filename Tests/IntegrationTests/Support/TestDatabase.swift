@@ -20,7 +20,7 @@ enum TestDatabase {
     static func create(_ label: String = "t") throws -> String {
         let servers = try TestServers.get()
         let name = "\(label.lowercased().filter { $0.isLetter || $0.isNumber })_\(UInt32.random(in: .min ... .max))"
-        _ = try runTool(psql, [servers.databaseURL, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
+        _ = try runToolBlocking(psql, [servers.databaseURL, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
         guard let slash = servers.databaseURL.lastIndex(of: "/") else {
             throw TestSetupError(message: "unexpected database URL \(servers.databaseURL)")
         }
@@ -33,13 +33,13 @@ enum TestDatabase {
         guard let slash = url.lastIndex(of: "/") else { throw TestSetupError(message: "unexpected database URL \(url)") }
         let servers = try TestServers.get()
         let name = "\(label.lowercased().filter { $0.isLetter || $0.isNumber })_\(UInt32.random(in: .min ... .max))"
-        _ = try runTool(psql, [servers.databaseURL, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name) TEMPLATE \(url[url.index(after: slash)...])"])
+        _ = try runToolBlocking(psql, [servers.databaseURL, "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name) TEMPLATE \(url[url.index(after: slash)...])"])
         return url[..<slash] + "/" + name
     }
 
     /// Runs one SQL statement through `psql` and returns its rows, fields separated by `|`.
     static func rows(_ url: String, _ sql: String) throws -> [String] {
-        let output = try runTool(psql, [url, "-v", "ON_ERROR_STOP=1", "-qAtc", sql])
+        let output = try runToolBlocking(psql, [url, "-v", "ON_ERROR_STOP=1", "-qAtc", sql])
         return output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
     }
 }
