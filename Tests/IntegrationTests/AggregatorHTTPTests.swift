@@ -92,10 +92,10 @@ extension EndToEndTests {
             await publisher.stop()
         }
 
-        @Test func aBadListenAddressIsRefusedInOneLine() throws {
+        @Test func aBadListenAddressIsRefusedInOneLine() async throws {
             let h = try PipelineHarness("http-flag")
             let child = try h.startAggregator(["--http", "8080"])
-            let status = child.waitBlocking()
+            let status = await child.wait()
             #expect(status != 0)
             let lines = child.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines.first?.contains("--http '8080'") == true, "\(child.stderr)")

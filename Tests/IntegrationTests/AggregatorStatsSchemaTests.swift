@@ -17,7 +17,7 @@ import Testing
     }
 
     /// Runs the schema validator over `payloads` as messages on `topic` (stats by default); its exit status and output.
-    static func validate(_ payloads: [String], topic: String = "p/v1/aggregator/stats") throws -> (status: Int32, output: String) {
+    static func validate(_ payloads: [String], topic: String = "p/v1/aggregator/stats") async throws -> (status: Int32, output: String) {
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("stats-\(UUID().uuidString).jsonl")
         defer { try? FileManager.default.removeItem(at: capture) }
         let lines = try payloads.map { payload in
@@ -26,11 +26,11 @@ import Testing
         try (lines.joined(separator: "\n") + "\n").write(to: capture, atomically: true, encoding: .utf8)
         let script = PackagePaths.root.appendingPathComponent("schemas/validate-payloads.py").path
         let validation = try ChildProcess.spawn("/usr/bin/env", ["python3", script, capture.path])
-        let status = validation.waitBlocking()
+        let status = await validation.wait()
         return (status, validation.stdout)
     }
 
-    @Test func theCalibrationPartMatchesTheSchemaAndTheSchemaChecksIt() throws {
+    @Test func theCalibrationPartMatchesTheSchemaAndTheSchemaChecksIt() async throws {
         let fit = NodeLinkCalibration.Fit(offsets: ["node-a": 1.25, "node-b": -1.25], exponent: 2.13, links: 2, residual: 0.8, groups: [
             NodeLinkCalibration.Group(area: "lab", nodes: ["node-a", "node-b"], exponent: 2.13, links: 2, residual: 0.8),
         ])
@@ -40,15 +40,15 @@ import Testing
         let off = Self.payload(calibration: nil)
         #expect(fitted.contains(#""calibration":{"readings":1200,"fitted_at":1763774760000,"links":2,"residual_db":0.8,"path_loss_exponent":2.13,"groups":[{"area":"lab","nodes":2,"links":2,"residual_db":0.8,"path_loss_exponent":2.13}],"offsets_db":{"node-a":1.25,"node-b":-1.25}}"#))
         #expect(!off.contains("calibration"))
-        let valid = try Self.validate([fitted, waiting, off])
+        let valid = try await Self.validate([fitted, waiting, off])
         #expect(valid.status == 0, "\(valid.output)")
         #expect(valid.output.contains("aggregator-stats=3"), "\(valid.output)")
 
         let broken = fitted.replacingOccurrences(of: #""offsets_db":{"node-a":1.25"#, with: #""offsets_db":{"node-a":"hot""#)
-        let refused = try Self.validate([broken])
+        let refused = try await Self.validate([broken])
         #expect(refused.status == 1, "an offset that is not a number is refused: \(refused.output)")
         let groupless = fitted.replacingOccurrences(of: #""area":"lab","#, with: "")
-        let refusedGroup = try Self.validate([groupless])
+        let refusedGroup = try await Self.validate([groupless])
         #expect(refusedGroup.status == 1, "a group without its area is refused: \(refusedGroup.output)")
     }
 }

@@ -27,14 +27,14 @@ import Testing
         }
     }
 
-    static func seeded(_ label: String) throws -> PipelineHarness {
+    static func seeded(_ label: String) async throws -> PipelineHarness {
         let h = try PipelineHarness(label)
-        try h.ctlOK("migrate")
-        try h.ctlOK("venue", "add", "lab")
-        try h.ctlOK("beacon", "add", "desk-1", "--venue", "lab")
-        try h.ctlOK("node", "add", "scan-1", "--venue", "lab", "--beacon", "desk-1")
-        try h.ctlOK("user", "add", "alice")
-        try h.ctlOK("device", "add", tag, "--user", "alice")
+        try await h.ctlOKAsync("migrate")
+        try await h.ctlOKAsync("venue", "add", "lab")
+        try await h.ctlOKAsync("beacon", "add", "desk-1", "--venue", "lab")
+        try await h.ctlOKAsync("node", "add", "scan-1", "--venue", "lab", "--beacon", "desk-1")
+        try await h.ctlOKAsync("user", "add", "alice")
+        try await h.ctlOKAsync("device", "add", tag, "--user", "alice")
         _ = try h.rows("""
             INSERT INTO presence.sessions (user_key, beacon_key, venue_key, device, entered_at, last_seen_at, exited_at, exit_reason, enter_event)
             VALUES ('alice', 'desk-1', 'lab', '\(tag)', now() - interval '1 hour', now() - interval '50 minutes',
@@ -43,8 +43,8 @@ import Testing
         return h
     }
 
-    @Test func theAnalystReadsVisitsButNoDeviceAndWritesNothing() throws {
-        let h = try Self.seeded("analyst")
+    @Test func theAnalystReadsVisitsButNoDeviceAndWritesNothing() async throws {
+        let h = try await Self.seeded("analyst")
         let analyst = try Self.login("presence_analyst", on: h.databaseURL)
         #expect(Self.attempt(analyst, "SELECT user_key, beacon_key, exit_reason FROM presence.visits_v").rows == ["alice|desk-1|timeout"])
         #expect(Self.attempt(analyst, "SELECT sum(unique_users) FROM presence.visits_30m_v").rows == ["1"])
@@ -66,15 +66,15 @@ import Testing
         }
     }
 
-    @Test func theAdminKeepsTheRegistryButCannotChangeHistoryOrTheSchema() throws {
-        let h = try Self.seeded("admin")
+    @Test func theAdminKeepsTheRegistryButCannotChangeHistoryOrTheSchema() async throws {
+        let h = try await Self.seeded("admin")
         let admin = try Self.login("presence_admin", on: h.databaseURL)
         let ctl = try ChildProcess.spawn(try PackagePaths.executable("presencectl"), ["beacon", "add", "desk-2", "--venue", "lab", "--next-to", "desk-1"],
                                          environment: h.environment.merging(["PRESENCE_DATABASE_URL": admin]) { $1 })
-        #expect(ctl.waitBlocking() == 0, "\(ctl.stderr)")
+        #expect(await ctl.wait() == 0, "\(ctl.stderr)")
         let sessions = try ChildProcess.spawn(try PackagePaths.executable("presencectl"), ["sessions", "--json"],
                                               environment: h.environment.merging(["PRESENCE_DATABASE_URL": admin]) { $1 })
-        #expect(sessions.waitBlocking() == 0 && sessions.stdout.contains("desk-1"), "\(sessions.stderr)")
+        #expect(await sessions.wait() == 0 && sessions.stdout.contains("desk-1"), "\(sessions.stderr)")
         for refused in ["UPDATE presence.sessions SET beacon_key = 'desk-2'", "INSERT INTO presence.migrations VALUES (99, 'x', 'y')",
                         "DROP TABLE presence.events"] {
             let result = Self.attempt(admin, refused)
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func theAggregatorRunsAsItsRoleAndCannotTouchTheRegistry() async throws {
-        let h = try Self.seeded("aggregator")
+        let h = try await Self.seeded("aggregator")
         let role = try Self.login("presence_aggregator", on: h.databaseURL)
         for refused in ["INSERT INTO presence.users (key) VALUES ('mallory')", "DELETE FROM presence.devices", "UPDATE presence.nodes SET rssi_offset = 9",
                         "INSERT INTO presence.erasures DEFAULT VALUES"] {

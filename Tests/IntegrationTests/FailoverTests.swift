@@ -157,7 +157,7 @@ extension EndToEndTests {
             }
             let parts = bus.messages.filter { $0.topic.hasPrefix(h.topics.healthPartPrefix) }
             #expect(Set(parts.map(\.topic)) == [h.topics.healthPart("\(h.prefix)-one"), h.topics.healthPart("\(h.prefix)-two")])
-            let validation = try AggregatorStatsSchemaTests.validate(parts.map { String(decoding: $0.payload, as: UTF8.self) }, topic: h.topics.healthPart("x"))
+            let validation = try await AggregatorStatsSchemaTests.validate(parts.map { String(decoding: $0.payload, as: UTF8.self) }, topic: h.topics.healthPart("x"))
             #expect(validation.status == 0 && validation.output.contains("health=\(parts.count)"), "\(validation.output)")
             // Half of them move to booth-b; once that is published and stored, the first aggregator dies.
             try await Self.moveHalfToBoothB(people, bus, h)

@@ -11,16 +11,16 @@ import Testing
     static let start: Int64 = 1_763_774_700_000
 
     /// Booths a and b, each with the room (node) that stands at it; ann carries an iBeacon.
-    static func register(_ h: PipelineHarness) throws {
-        try h.ctlOK("migrate")
-        try h.ctlOK("venue", "add", "expo")
+    static func register(_ h: PipelineHarness) async throws {
+        try await h.ctlOKAsync("migrate")
+        try await h.ctlOKAsync("venue", "add", "expo")
         for (index, booth) in ["a", "b"].enumerated() {
             let x = "\(index * 8)"
-            try h.ctlOK("beacon", "add", "booth-\(booth)", "--venue", "expo", "--id", "ibeacon:\(uuid):1:\(index + 1)", "--x", x, "--y", "0")
-            try h.ctlOK("node", "add", "room-\(booth)", "--venue", "expo", "--beacon", "booth-\(booth)", "--x", x, "--y", "0")
+            try await h.ctlOKAsync("beacon", "add", "booth-\(booth)", "--venue", "expo", "--id", "ibeacon:\(uuid):1:\(index + 1)", "--x", x, "--y", "0")
+            try await h.ctlOKAsync("node", "add", "room-\(booth)", "--venue", "expo", "--beacon", "booth-\(booth)", "--x", x, "--y", "0")
         }
-        try h.ctlOK("user", "add", "ann")
-        try h.ctlOK("device", "add", "ibeacon:\(uuid):9:1", "--user", "ann")
+        try await h.ctlOKAsync("user", "add", "ann")
+        try await h.ctlOKAsync("device", "add", "ibeacon:\(uuid):9:1", "--user", "ann")
     }
 
     /// Ann at booth a for 20 s, then at b for 20 s, then gone; both rooms report her every 500 ms,
@@ -65,9 +65,9 @@ import Testing
         }
     }
 
-    @Test func aRecordedForeignWalkReplaysAsTheSameWalkInBatches() throws {
+    @Test func aRecordedForeignWalkReplaysAsTheSameWalkInBatches() async throws {
         let h = try PipelineHarness("foreign-replay")
-        try Self.register(h)
+        try await Self.register(h)
         var files: [String: URL] = [:]
         for (name, foreign, status) in [("native", false, true), ("foreign", true, true), ("unsaid", true, false)] {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(h.prefix).jsonl")
@@ -75,8 +75,8 @@ import Testing
             files[name] = file
         }
         defer { for file in files.values { try? FileManager.default.removeItem(at: file) } }
-        let native = try h.ctl("replay", files["native"]?.path ?? "")
-        let foreign = try h.ctl("replay", "--espresense", "\(h.prefix)/espresense", files["foreign"]?.path ?? "")
+        let native = try await h.ctlAsync("replay", files["native"]?.path ?? "")
+        let foreign = try await h.ctlAsync("replay", "--espresense", "\(h.prefix)/espresense", files["foreign"]?.path ?? "")
         #expect(native.status == 0 && foreign.status == 0, "\(native.stderr)\(foreign.stderr)")
         #expect(Self.events(native.stdout).map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
             == ["enter booth-a", "exit booth-a", "enter booth-b"])
@@ -84,10 +84,10 @@ import Testing
         #expect(!foreign.stderr.contains("skipped"), "\(foreign.stderr)")
         // Room-b's status, a text line, counts: it holds ann's stay at booth-b while the room is
         // down; without it, the room's silence ends the stay.
-        let unsaid = try h.ctl("replay", "--espresense", "\(h.prefix)/espresense", files["unsaid"]?.path ?? "")
+        let unsaid = try await h.ctlAsync("replay", "--espresense", "\(h.prefix)/espresense", files["unsaid"]?.path ?? "")
         #expect(unsaid.status == 0 && Self.events(unsaid.stdout).contains { $0.hasPrefix("exit booth-b") }, "\(Self.events(unsaid.stdout))")
         // Without the flag, the foreign lines are not the aggregator's and decide nothing.
-        let unflagged = try h.ctl("replay", files["foreign"]?.path ?? "")
+        let unflagged = try await h.ctlAsync("replay", files["foreign"]?.path ?? "")
         #expect(unflagged.status == 0 && Self.events(unflagged.stdout).isEmpty && unflagged.stderr.contains("skipped"), "\(unflagged.stderr)")
     }
 

@@ -11,15 +11,15 @@ import Testing
     static let alicesTag = "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:7:1"
     static let bobsTag = "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:7:2"
 
-    static func register(_ h: PipelineHarness) throws {
-        try h.ctlOK("migrate")
-        try h.ctlOK("venue", "add", "lab")
-        try h.ctlOK("zone", "add", "lab-floor", "--venue", "lab")
-        try h.ctlOK("beacon", "add", "desk-1", "--venue", "lab", "--zone", "lab-floor", "--hello", "Hello {name}")
-        try h.ctlOK("node", "add", "scan-1", "--venue", "lab", "--beacon", "desk-1")
+    static func register(_ h: PipelineHarness) async throws {
+        try await h.ctlOKAsync("migrate")
+        try await h.ctlOKAsync("venue", "add", "lab")
+        try await h.ctlOKAsync("zone", "add", "lab-floor", "--venue", "lab")
+        try await h.ctlOKAsync("beacon", "add", "desk-1", "--venue", "lab", "--zone", "lab-floor", "--hello", "Hello {name}")
+        try await h.ctlOKAsync("node", "add", "scan-1", "--venue", "lab", "--beacon", "desk-1")
         for (user, tag) in [("alice", alicesTag), ("bob", bobsTag)] {
-            try h.ctlOK("user", "add", user, "--name", user.capitalized)
-            try h.ctlOK("device", "add", tag, "--user", user)
+            try await h.ctlOKAsync("user", "add", user, "--name", user.capitalized)
+            try await h.ctlOKAsync("device", "add", tag, "--user", user)
         }
     }
 
@@ -60,7 +60,7 @@ import Testing
     @Test(arguments: [true, false])
     func aForgottenUserLeavesNoTrace(aggregatorRunning: Bool) async throws {
         let h = try PipelineHarness("forget")
-        try Self.register(h)
+        try await Self.register(h)
         let bus = try await h.recorder()
         let assistant = "\(h.prefix)/ha"
         // At info, as venues run it: no log line may name a user or a device.
@@ -93,7 +93,7 @@ import Testing
         }
 
         let before = bus.messages.count
-        let forget = try h.ctl("user", "forget", "alice", "--ha-prefix", assistant)
+        let forget = try await h.ctlAsync("user", "forget", "alice", "--ha-prefix", assistant)
         #expect(forget.status == 0, "\(forget.stderr)")
         #expect(forget.stdout.contains("1 beacon state"), "\(forget.stdout)")
         #expect(forget.stdout.contains("1 zone state"), "\(forget.stdout)")
@@ -124,7 +124,7 @@ import Testing
         await publisher.stop()
         await bus.stop()
 
-        let again = try h.ctl("user", "forget", "alice", "--ha-prefix", assistant)
+        let again = try await h.ctlAsync("user", "forget", "alice", "--ha-prefix", assistant)
         #expect(again.status == 0 && again.stdout.contains("0 devices"), "forgetting again clears the broker again: \(again.stderr)")
     }
 }

@@ -115,11 +115,11 @@ extension EndToEndTests {
             await bus.stop()
             let published = bus.messages(on: h.topics.health)
             #expect(published.count >= 3, "presencectl read them retained")
-            let validation = try AggregatorStatsSchemaTests.validate(published.map(\.text), topic: h.topics.health)
+            let validation = try await AggregatorStatsSchemaTests.validate(published.map(\.text), topic: h.topics.health)
             #expect(validation.status == 0 && validation.output.contains("health=\(published.count)"), "\(validation.output)")
         }
 
-        @Test func everyKindOfProblemMatchesTheSchemaAndTheSchemaChecksIt() throws {
+        @Test func everyKindOfProblemMatchesTheSchemaAndTheSchemaChecksIt() async throws {
             let start: Int64 = 1_763_774_700_000
             let report = FleetReport(
                 at: start + 60_000, thresholds: FleetReport.Thresholds(lowBattery: 2_500, silentAfter: 600_000, nodeDownAfter: 60_000, maxSkew: 2_000, interval: 60_000),
@@ -136,7 +136,7 @@ extension EndToEndTests {
                         .init(key: "scan-1", state: .online, lastHeard: start, lastBatch: start, sightingsPerSecond: 12.5, reportsPerSecond: 40, skew: -5_000),
                         .init(key: "scan-2", state: .offline)])
             let text = String(decoding: report.encoded(), as: UTF8.self)
-            let valid = try AggregatorStatsSchemaTests.validate([text, String(decoding: FleetReport(at: start, thresholds: report.thresholds).encoded(), as: UTF8.self)],
+            let valid = try await AggregatorStatsSchemaTests.validate([text, String(decoding: FleetReport(at: start, thresholds: report.thresholds).encoded(), as: UTF8.self)],
                                                                 topic: "p/v1/health")
             #expect(valid.status == 0 && valid.output.contains("health=2"), "\(valid.output)")
             for broken in [
@@ -145,7 +145,7 @@ extension EndToEndTests {
                 text.replacingOccurrences(of: #""state":"unknown""#, with: #""state":"asleep""#),
             ] {
                 #expect(broken != text)
-                let refused = try AggregatorStatsSchemaTests.validate([broken], topic: "p/v1/health")
+                let refused = try await AggregatorStatsSchemaTests.validate([broken], topic: "p/v1/health")
                 #expect(refused.status == 1, "\(broken) was accepted: \(refused.output)")
             }
         }

@@ -75,7 +75,7 @@ import Testing
 
     @Test func retentionDropsWholeMonthsButNotOneWithAnEventToPublish() async throws {
         let h = try PipelineHarness("partition-purge")
-        try h.ctlOK("migrate")
+        try await h.ctlOKAsync("migrate")
         let database = try await PostgresConnection.connect(PostgresConfiguration(url: h.databaseURL), logger: PostgresTestSupport.quietLogger)
         // Written straight into the default partitions (their months have no partition yet).
         try await database.query(Self.sessionRow("gone", entered: "400 days", exited: "400 days"))
@@ -83,7 +83,7 @@ import Testing
         try await database.query(Self.eventRow("gone", age: "400 days", published: true))
         try await database.query(Self.eventRow("waiting", age: "300 days", published: false))
         try await database.query(Self.eventRow("recent", age: "1 day", published: true))
-        let purged = try h.ctlOK("purge", "--keep-sessions", "30d", "--keep-events", "30d")
+        let purged = try await h.ctlOKAsync("purge", "--keep-sessions", "30d", "--keep-events", "30d")
         #expect(purged.contains("purged 1 sessions, 0 zone sessions, 1 events and 0 notifications (2 whole months)"), "\(purged)")
         let waitingMonth = try await Self.month("events", "300 days", database)
         #expect(try await Self.placement(database) == [
@@ -92,13 +92,13 @@ import Testing
         #expect(try await database.query("SELECT to_regclass($1) IS NULL", [try await Self.month("sessions", "400 days", database)]).rows.first?.bool(0) == true)
         // Once published, the waiting event's month goes too.
         try await database.query("UPDATE presence.events SET published_at = now() WHERE user_key = 'waiting'")
-        #expect(try h.ctlOK("purge", "--keep-sessions", "30d", "--keep-events", "30d").contains("purged 0 sessions, 0 zone sessions, 1 events and 0 notifications (1 whole months)"))
+        #expect(try await h.ctlOKAsync("purge", "--keep-sessions", "30d", "--keep-events", "30d").contains("purged 0 sessions, 0 zone sessions, 1 events and 0 notifications (1 whole months)"))
         await database.close()
     }
 
     @Test func theAggregatorMakesTheMonthsAheadEvenWhenItKeepsEverything() async throws {
         let h = try PipelineHarness("partition-ahead")
-        try h.ctlOK("migrate")
+        try await h.ctlOKAsync("migrate")
         let database = try await PostgresConnection.connect(PostgresConfiguration(url: h.databaseURL), logger: PostgresTestSupport.quietLogger)
         // As if the migration had run long ago: drop the months from this one on.
         let thisMonth = try await Self.month("sessions", "0 days", database)

@@ -21,16 +21,16 @@ import Testing
 
     @Test func aUsersTrackerFollowsAWalkAndGoesWithTheUser() async throws {
         let h = try PipelineHarness("ha")
-        try h.ctlOK("migrate")
-        try h.ctlOK("venue", "add", "expo", "--name", "Expo")
+        try await h.ctlOKAsync("migrate")
+        try await h.ctlOKAsync("venue", "add", "expo", "--name", "Expo")
         for booth in ["a", "b"] {
-            try h.ctlOK("beacon", "add", "booth-\(booth)", "--venue", "expo", "--name", "Booth \(booth.uppercased())")
-            try h.ctlOK("node", "add", "node-\(booth)", "--venue", "expo", "--beacon", "booth-\(booth)")
+            try await h.ctlOKAsync("beacon", "add", "booth-\(booth)", "--venue", "expo", "--name", "Booth \(booth.uppercased())")
+            try await h.ctlOKAsync("node", "add", "node-\(booth)", "--venue", "expo", "--beacon", "booth-\(booth)")
         }
-        try h.ctlOK("zone", "add", "hall", "--venue", "expo", "--name", "Main hall")
-        try h.ctlOK("beacon", "add", "booth-a", "--zone", "hall")
-        try h.ctlOK("user", "add", "alice", "--name", "Alice")
-        try h.ctlOK("device", "add", Self.tag, "--user", "alice")
+        try await h.ctlOKAsync("zone", "add", "hall", "--venue", "expo", "--name", "Main hall")
+        try await h.ctlOKAsync("beacon", "add", "booth-a", "--zone", "hall")
+        try await h.ctlOKAsync("user", "add", "alice", "--name", "Alice")
+        try await h.ctlOKAsync("device", "add", Self.tag, "--user", "alice")
         let prefix = "\(h.prefix)/ha"
         let assistant = try HomeAssistantTopics(prefix: prefix)
         let bus = try await h.recorder()
@@ -86,7 +86,7 @@ import Testing
         #expect(bus.objects(on: h.topics.zoneState("hall")).map { $0["count"] as? Int } .suffix(2) == [1, 0], "the sensors' state: in the hall, then not")
 
         // A zone removed takes its sensors with it.
-        try h.ctlOK("zone", "rm", "hall")
+        try await h.ctlOKAsync("zone", "rm", "hall")
         try await bus.wait(20, for: "the hall's sensors cleared") { messages in
             [assistant.zoneCountConfig("hall"), assistant.zoneOccupancyConfig("hall")].allSatisfy { topic in
                 messages.last { $0.topic == topic }?.payload.isEmpty == true
@@ -95,7 +95,7 @@ import Testing
 
         // Removing the user clears the tracker: the config first, then its state and attributes.
         let before = bus.messages.count
-        try h.ctlOK("user", "rm", "alice")
+        try await h.ctlOKAsync("user", "rm", "alice")
         try await bus.wait(20, for: "alice's tracker cleared") { messages in
             messages.dropFirst(before).contains { $0.topic == assistant.trackerAttributes("alice") && $0.payload.isEmpty }
         }
@@ -111,11 +111,11 @@ import Testing
         #expect(await aggregator.stop() == 0, "aggregator log: \(aggregator.stderr.suffix(2000))")
         await publisher.stop()
         await bus.stop()
-        try Self.validate(bus.messages, h)
+        try await Self.validate(bus.messages, h)
     }
 
     /// Every payload published checks against `schemas/json`, the Home Assistant ones included.
-    static func validate(_ messages: [MQTTMessage], _ h: PipelineHarness) throws {
+    static func validate(_ messages: [MQTTMessage], _ h: PipelineHarness) async throws {
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("ha-capture-\(h.prefix).jsonl")
         defer { try? FileManager.default.removeItem(at: capture) }
         let lines = messages.map { message in
@@ -124,7 +124,7 @@ import Testing
         try (lines.joined(separator: "\n") + "\n").write(to: capture, atomically: true, encoding: .utf8)
         let script = PackagePaths.root.appendingPathComponent("schemas/validate-payloads.py").path
         let validation = try ChildProcess.spawn("/usr/bin/env", ["python3", script, capture.path])
-        #expect(validation.waitBlocking() == 0, "\(validation.stdout)")
+        #expect(await validation.wait() == 0, "\(validation.stdout)")
         for schema in ["ha-tracker-config", "ha-sensor-config", "ha-tracker-state", "ha-tracker-attributes", "ha-binary-sensor-config", "zone-state"] {
             #expect(validation.stdout.contains("\(schema)="), "no \(schema) payload was checked: \(validation.stdout)")
         }

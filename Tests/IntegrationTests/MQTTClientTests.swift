@@ -412,7 +412,7 @@ import Testing
         let client = try MQTTClient(configuration: configuration, logger: recorder.logger("kicked"))
         try client.start()
         try await within(10, "the first connection") { try await client.waitUntilConnected() }
-        try broker.grant("a/#", to: "kicked")
+        try await broker.grant("a/#", to: "kicked")
         try await eventually(10, "the DISCONNECT") { recorder.recorded.contains { $0.contains("Administrative action") } }
         try await within(15, "the connection again") { try await client.waitUntilConnected() }
         #expect(client.isConnected && client.statistics.connects == 2)

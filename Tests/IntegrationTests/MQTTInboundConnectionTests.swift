@@ -141,7 +141,7 @@ import Testing
         // mosquitto's dynamic security disconnects a client whose role changed: the connection
         // comes back at once and subscribes again (a broker that keeps it gets the filter asked
         // for again under the retry policy: MQTTConnectionStateMachineTests).
-        try broker.grant("later/#", to: "reader")
+        try await broker.grant("later/#", to: "reader")
         try await eventually(10, "the subscription granted") { connection.isSubscribed }
         let publisher = try await Self.publisher("mqtt://127.0.0.1:\(broker.port)")
         try await eventually(10, "a message on the filter granted later") {

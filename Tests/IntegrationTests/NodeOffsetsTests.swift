@@ -32,9 +32,9 @@ import Testing
     }
 
     @Test func storedOffsetsShowInNodesAndNotifyNoRegistryChange() async throws {
-        let h = try PresencectlTests.seeded("node-store")
-        try h.ctlOK("node", "add", "scan-2", "--venue", "lab", "--x", "6", "--y", "0")
-        try h.ctlOK("node", "add", "scan-3", "--rssi-offset", "-4")
+        let h = try await PresencectlTests.seeded("node-store")
+        try await h.ctlOKAsync("node", "add", "scan-2", "--venue", "lab", "--x", "6", "--y", "0")
+        try await h.ctlOKAsync("node", "add", "scan-3", "--rssi-offset", "-4")
         let database = try await Self.connect(h)
         var listenerConfiguration = PostgresConfiguration(url: h.databaseURL)
         listenerConfiguration.applicationName = "registry-listener"
@@ -52,14 +52,14 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         #expect(events.notifications == [.notification(channel: "presence_registry", payload: "venues")], "storing offsets is no registry change")
 
-        let nodes = try h.ctlOK("nodes", "--json").split(separator: "\n").map(String.init)
+        let nodes = try await h.ctlOKAsync("nodes", "--json").split(separator: "\n").map(String.init)
         #expect(nodes.prefix(2) == [
             #"{"node":"scan-1","venue":"lab","beacon":"desk-1","offset_db":1.5,"source":"fitted","fitted_offset_db":1.5,"links":12,"residual_db":0.75,"readings":1200,"fitted_at":1767261600000}"#,
             #"{"node":"scan-2","venue":"lab","x":6,"y":0,"offset_db":-1.25,"source":"fitted","fitted_offset_db":-1.25,"links":12,"residual_db":0.75,"readings":1200,"fitted_at":1767261600000}"#,
         ])
         let third = nodes.last ?? ""
         #expect(nodes.count == 3 && third.hasPrefix(#"{"node":"scan-3","offset_db":-4,"source":"pinned","fitted_offset_db":1,"#), "\(third)")
-        let table = try h.ctlOK("nodes")
+        let table = try await h.ctlOKAsync("nodes")
         #expect(table.contains("SOURCE") && table.contains("fitted") && table.contains("pinned"), "\(table)")
 
         // The next fit applies scan-1 alone: scan-2's row goes, the pinned scan-3's stays.
@@ -69,8 +69,8 @@ import Testing
     }
 
     @Test func eachNodeStoresTheLinksAndResidualOfItsOwnGroup() async throws {
-        let h = try PresencectlTests.seeded("node-groups")
-        try h.ctlOK("node", "add", "scan-2", "--venue", "lab", "--x", "6", "--y", "0")
+        let h = try await PresencectlTests.seeded("node-groups")
+        try await h.ctlOKAsync("node", "add", "scan-2", "--venue", "lab", "--x", "6", "--y", "0")
         let applied = ["scan-1": 1.5, "scan-2": -1.25]
         let fit = NodeLinkCalibration.Fit(offsets: applied, exponent: 2.1, links: 30, residual: 0.9, groups: [
             NodeLinkCalibration.Group(area: "lab", nodes: ["other", "scan-1"], exponent: 2.3, links: 20, residual: 0.5),
@@ -83,33 +83,33 @@ import Testing
     }
 
     @Test func pinAndUnpinRoundTrip() async throws {
-        let h = try PresencectlTests.seeded("pin")
+        let h = try await PresencectlTests.seeded("pin")
         let pinned = "SELECT rssi_offset, pinned FROM presence.nodes WHERE key = 'scan-1'"
-        let refused = try h.ctl("node", "pin", "scan-1")
+        let refused = try await h.ctlAsync("node", "pin", "scan-1")
         #expect(refused.status != 0 && refused.stderr.split(separator: "\n").count == 1 && refused.stderr.contains("scan-1"), "\(refused.stderr)")
 
         let database = try await Self.connect(h)
         try await database.storeNodeCalibration(Self.summary(["scan-1": 1.75]))
         await database.close()
-        #expect(try h.ctlOK("node", "pin", "scan-1") == "node scan-1 pinned at 1.75 dB\n")
+        #expect(try await h.ctlOKAsync("node", "pin", "scan-1") == "node scan-1 pinned at 1.75 dB\n")
         #expect(try h.rows(pinned) == ["1.75|t"])
-        #expect(try h.ctlOK("nodes", "--json").contains(#""offset_db":1.75,"source":"pinned","fitted_offset_db":1.75"#))
+        #expect(try await h.ctlOKAsync("nodes", "--json").contains(#""offset_db":1.75,"source":"pinned","fitted_offset_db":1.75"#))
 
-        try h.ctlOK("node", "unpin", "scan-1")
+        try await h.ctlOKAsync("node", "unpin", "scan-1")
         #expect(try h.rows(pinned) == ["0|f"])
-        #expect(try h.ctlOK("nodes", "--json").contains(#""offset_db":1.75,"source":"fitted""#), "the fit takes over")
+        #expect(try await h.ctlOKAsync("nodes", "--json").contains(#""offset_db":1.75,"source":"fitted""#), "the fit takes over")
 
-        try h.ctlOK("node", "pin", "scan-1", "--rssi-offset", "0")
+        try await h.ctlOKAsync("node", "pin", "scan-1", "--rssi-offset", "0")
         #expect(try h.rows(pinned) == ["0|t"])
-        #expect(try h.ctlOK("nodes", "--json").contains(#""offset_db":0,"source":"pinned""#), "pinned at 0")
-        try h.ctlOK("node", "add", "scan-1", "--x", "1", "--y", "1")
+        #expect(try await h.ctlOKAsync("nodes", "--json").contains(#""offset_db":0,"source":"pinned""#), "pinned at 0")
+        try await h.ctlOKAsync("node", "add", "scan-1", "--x", "1", "--y", "1")
         #expect(try h.rows(pinned) == ["0|t"], "an update without an offset keeps the pin")
 
-        try h.ctlOK("node", "add", "scan-2", "--venue", "lab")
-        #expect(try h.ctlOK("nodes", "--json").contains(#"{"node":"scan-2","venue":"lab","offset_db":0,"source":"none"}"#))
+        try await h.ctlOKAsync("node", "add", "scan-2", "--venue", "lab")
+        #expect(try await h.ctlOKAsync("nodes", "--json").contains(#"{"node":"scan-2","venue":"lab","offset_db":0,"source":"none"}"#))
         for (arguments, named) in [(["node", "pin", "nowhere"], "nowhere"), (["node", "unpin", "nowhere"], "nowhere"),
                                    (["node", "pin", "scan-1", "--rssi-offset", "60"], "60")] {
-            let result = try h.ctl(arguments)
+            let result = try await h.ctlAsync(arguments)
             #expect(result.status != 0 && result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(named), "\(result.stderr)")
         }
         #expect(try h.rows(pinned) == ["0|t"])

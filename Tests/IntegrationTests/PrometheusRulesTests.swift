@@ -11,10 +11,10 @@ import Yams
     static let rules = folder.appendingPathComponent("presence-rules.yml")
     static let cases = folder.appendingPathComponent("presence-rules.test.yml")
 
-    @Test func promtoolLoadsTheRulesAndTheirTestsPass() throws {
-        let checked = try runTool("/usr/bin/promtool", ["check", "rules", Self.rules.path])
+    @Test func promtoolLoadsTheRulesAndTheirTestsPass() async throws {
+        let checked = try await runTool("/usr/bin/promtool", ["check", "rules", Self.rules.path])
         #expect(checked.contains("SUCCESS"), "\(checked)")
-        let tested = try runTool("/usr/bin/promtool", ["test", "rules", Self.cases.path])
+        let tested = try await runTool("/usr/bin/promtool", ["test", "rules", Self.cases.path])
         #expect(tested.contains("SUCCESS"), "\(tested)")
     }
 
@@ -34,7 +34,7 @@ import Yams
         #expect(fires.union(quiet).subtracting(alerts).isEmpty, "cases of alerts that do not exist: \(fires.union(quiet).subtracting(alerts).sorted())")
     }
 
-    @Test func theExampleConfigurationLoadsWithTheRules() throws {
+    @Test func theExampleConfigurationLoadsWithTheRules() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("prometheus-config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -43,7 +43,7 @@ import Yams
         #expect(example.contains(installed), "the example names the rules where the package installs them")
         let config = folder.appendingPathComponent("prometheus.yml")
         try example.replacingOccurrences(of: installed, with: Self.rules.path).write(to: config, atomically: true, encoding: .utf8)
-        let checked = try runTool("/usr/bin/promtool", ["check", "config", config.path])
+        let checked = try await runTool("/usr/bin/promtool", ["check", "config", config.path])
         #expect(checked.contains("SUCCESS: 33 rules found"), "\(checked)")
     }
 

@@ -102,7 +102,7 @@ extension EndToEndTests {
             }
 
             if let path = ProcessInfo.processInfo.environment["PRESENCE_PROMETHEUS_SCREENSHOT"] {
-                try Self.screenshot(of: prometheus.base, to: path)
+                try await Self.screenshot(of: prometheus.base, to: path)
             }
             #expect(await nodeA.stop() == 0)
             #expect(await aggregator.stop() == 0)
@@ -125,7 +125,7 @@ extension EndToEndTests {
 
         /// Prometheus's own graph page of the walk (people present, events by kind, sightings per
         /// second, the nodes online), as headless Chromium draws it: docs/operations.md's picture.
-        static func screenshot(of base: String, to path: String) throws {
+        static func screenshot(of base: String, to path: String) async throws {
             let graphs = ["presence:present_users", "sum by (kind) (presence_events_total)", "presence:sightings:rate1m", "presence:node_online"]
             var query = URLComponents()
             query.queryItems = graphs.enumerated().flatMap { index, expression in
@@ -133,7 +133,7 @@ extension EndToEndTests {
                  URLQueryItem(name: "g\(index).range_input", value: "1m")]
             }
             let url = base + "/graph?" + (query.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
-            _ = try runTool("/usr/bin/chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,2950",
+            _ = try await runTool("/usr/bin/chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,2950",
                                                   "--virtual-time-budget=8000", "--screenshot=\(path)", url])
         }
     }

@@ -13,9 +13,9 @@ import Testing
         (["--set", "layout-weight=x"], "layout-weight 'x'"),
         (["--set", "=1"], "--set '=1'"),
     ])
-    func badFlagsAreRefusedInOneLine(_ arguments: [String], _ named: String) throws {
+    func badFlagsAreRefusedInOneLine(_ arguments: [String], _ named: String) async throws {
         let bench = try ChildProcess.spawn(try PackagePaths.executable("presence-bench"), ["replay"] + arguments)
-        #expect(bench.waitBlocking() == 64)
+        #expect(await bench.wait() == 64)
         #expect(bench.stderr.split(separator: "\n").count == 1 && bench.stderr.contains(named), "\(bench.stderr)")
     }
 }

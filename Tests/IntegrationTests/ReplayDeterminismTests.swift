@@ -26,17 +26,17 @@ import Testing
 
     /// Venue expo, booths 1-4 (each with a beacon identity and an anchored node, 7 m apart), the
     /// tag carriers' tags, and gus's scanner registered as a device.
-    static func register(_ h: PipelineHarness) throws {
-        try h.ctlOK("migrate")
-        try h.ctlOK("venue", "add", "expo")
+    static func register(_ h: PipelineHarness) async throws {
+        try await h.ctlOKAsync("migrate")
+        try await h.ctlOKAsync("venue", "add", "expo")
         for booth in booths {
             let x = "\((booth - 1) * 7)"
-            try h.ctlOK("beacon", "add", "booth-\(booth)", "--venue", "expo", "--id", "ibeacon:\(uuid):1:\(booth)", "--x", x, "--y", "0")
-            try h.ctlOK("node", "add", "node-\(booth)", "--venue", "expo", "--beacon", "booth-\(booth)", "--x", x, "--y", "0")
+            try await h.ctlOKAsync("beacon", "add", "booth-\(booth)", "--venue", "expo", "--id", "ibeacon:\(uuid):1:\(booth)", "--x", x, "--y", "0")
+            try await h.ctlOKAsync("node", "add", "node-\(booth)", "--venue", "expo", "--beacon", "booth-\(booth)", "--x", x, "--y", "0")
         }
         for user in walks.flatMap(\.users) {
-            try h.ctlOK("user", "add", user)
-            try h.ctlOK("device", "add", user == "gus" ? "node:badge-1" : tag(user), "--user", user)
+            try await h.ctlOKAsync("user", "add", user)
+            try await h.ctlOKAsync("device", "add", user == "gus" ? "node:badge-1" : tag(user), "--user", user)
         }
     }
 
@@ -76,15 +76,15 @@ import Testing
         return lines.sorted { $0.received < $1.received }.flatMap { $0.line + [0x0A] }
     }
 
-    @Test func replayPrintsTheSameBytesInEveryProcess() throws {
+    @Test func replayPrintsTheSameBytesInEveryProcess() async throws {
         let h = try PipelineHarness("replay")
-        try Self.register(h)
+        try await Self.register(h)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(h.prefix).jsonl")
         try Data(Self.recording()).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
 
-        let first = try h.ctl("replay", file.path)
-        let second = try h.ctl("replay", file.path)
+        let first = try await h.ctlAsync("replay", file.path)
+        let second = try await h.ctlAsync("replay", file.path)
         #expect(first.status == 0 && second.status == 0, "\(first.stderr)\(second.stderr)")
         let lines = first.stdout.split(separator: "\n")
         let events = lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }

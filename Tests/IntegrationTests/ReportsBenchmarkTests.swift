@@ -3,9 +3,9 @@ import Testing
 /// `presence-bench reports` on a small database, to keep the benchmark working; its figures at
 /// 10 million sessions are measured by hand (see the README).
 @Suite struct ReportsBenchmarkTests {
-    @Test func theReportsBenchmarkRunsOnASmallDatabase() throws {
+    @Test func theReportsBenchmarkRunsOnASmallDatabase() async throws {
         let h = try PipelineHarness("reportsbench")
-        let output = try runTool(try PackagePaths.executable("presence-bench"), ["reports", "--sessions", "20000", "--runs", "1", "--database", h.databaseURL])
+        let output = try await runTool(try PackagePaths.executable("presence-bench"), ["reports", "--sessions", "20000", "--runs", "1", "--database", h.databaseURL])
         #expect(try h.rows("SELECT count(*), count(*) FILTER (WHERE exited_at IS NULL) > 0, count(DISTINCT beacon_key) FROM presence.sessions") == ["20000|t|300"])
         #expect(try h.rows("SELECT indexname FROM pg_indexes WHERE schemaname = 'presence' AND tablename = 'sessions' ORDER BY 1") == [
             "sessions_beacon_time", "sessions_during", "sessions_enter_event", "sessions_entered", "sessions_user_time",

@@ -8,9 +8,9 @@ import Testing
     /// Seven visits in a hall (booth-a, booth-b) and an annex (room-c). Alice moves from booth-a to
     /// booth-b at 10:10 (one instant, two sessions) and comes back to booth-a twice in the same
     /// hour; bob is still in the annex; carol comes again the next day.
-    static func fixture(_ label: String) throws -> PipelineHarness {
+    static func fixture(_ label: String) async throws -> PipelineHarness {
         let h = try PipelineHarness(label)
-        try h.ctlOK("migrate")
+        try await h.ctlOKAsync("migrate")
         _ = try h.rows("""
             INSERT INTO presence.sessions (user_key, beacon_key, venue_key, device, entered_at, last_seen_at, exited_at, exit_reason, enter_event)
             SELECT u, b, v, 'ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:1', e::timestamptz, COALESCE(x, e)::timestamptz, x::timestamptz,
@@ -27,8 +27,8 @@ import Testing
         return h
     }
 
-    @Test func dwellIsTheMedianAndP90OfClosedVisitsByPercentileCont() throws {
-        let h = try Self.fixture("dwell")
+    @Test func dwellIsTheMedianAndP90OfClosedVisitsByPercentileCont() async throws {
+        let h = try await Self.fixture("dwell")
         // booth-a's closed visits: 60, 300, 600, 1200, 7200 s. percentile_cont: median 600,
         // p90 at rank 3.6 = 1200 + 0.6 × 6000 = 4800 (percentile_disc would say 7200).
         // booth-b: 1800 and 1200 s: median 1500 (disc: 1200), p90 1740. room-c: only an open visit.
@@ -36,72 +36,72 @@ import Testing
             #"{"beacon":"booth-a","venue":"hall","visits":5,"visitors":3,"median_dwell":600,"p90_dwell":4800,"mean_dwell":1872}"#,
             #"{"beacon":"booth-b","venue":"hall","visits":2,"visitors":2,"median_dwell":1500,"p90_dwell":1740,"mean_dwell":1500}"#,
         ]
-        #expect(FixtureDay.lines(try h.ctlOK("report", "dwell", "--json")) == expected)
-        #expect(FixtureDay.lines(try h.ctlOK("report", "dwell", "--json", "--beacon", "booth-b")) == [expected[1]])
-        #expect(FixtureDay.lines(try h.ctlOK("report", "dwell", "--json", "--from", "2026-01-05T10:30Z", "--to", "2026-01-06")) == [
+        #expect(FixtureDay.lines(try await h.ctlOKAsync("report", "dwell", "--json")) == expected)
+        #expect(FixtureDay.lines(try await h.ctlOKAsync("report", "dwell", "--json", "--beacon", "booth-b")) == [expected[1]])
+        #expect(FixtureDay.lines(try await h.ctlOKAsync("report", "dwell", "--json", "--from", "2026-01-05T10:30Z", "--to", "2026-01-06")) == [
             #"{"beacon":"booth-a","venue":"hall","visits":3,"visitors":2,"median_dwell":300,"p90_dwell":5820,"mean_dwell":2520}"#,
         ], "the visits that began in the range: 10:30, 10:45, 11:05")
         #expect(try h.rows("SELECT beacon_key, visits, median_dwell_seconds, p90_dwell_seconds FROM presence.dwell_v ORDER BY 1")
             == ["booth-a|5|600|4800", "booth-b|2|1500|1740"])
-        let table = try h.ctlOK("report", "dwell")
+        let table = try await h.ctlOKAsync("report", "dwell")
         #expect(table.contains("booth-a") && table.contains("10m 00s") && table.contains("1h 20m 00s"), "\(table)")
     }
 
-    @Test func visitsPerHourAndPerDayCountEachVisitWhereItBegan() throws {
-        let h = try Self.fixture("hourly")
-        #expect(FixtureDay.lines(try h.ctlOK("report", "hourly", "--json")) == [
+    @Test func visitsPerHourAndPerDayCountEachVisitWhereItBegan() async throws {
+        let h = try await Self.fixture("hourly")
+        #expect(FixtureDay.lines(try await h.ctlOKAsync("report", "hourly", "--json")) == [
             #"{"beacon":"booth-a","venue":"hall","hour":\#(FixtureDay.at("10:00")),"visits":4,"unique_users":3}"#,
             #"{"beacon":"booth-b","venue":"hall","hour":\#(FixtureDay.at("10:00")),"visits":1,"unique_users":1}"#,
             #"{"beacon":"booth-a","venue":"hall","hour":\#(FixtureDay.at("11:00")),"visits":1,"unique_users":1}"#,
             #"{"beacon":"room-c","venue":"annex","hour":\#(FixtureDay.at("12:00")),"visits":1,"unique_users":1}"#,
             #"{"beacon":"booth-b","venue":"hall","hour":\#(FixtureDay.at("09:00", day: 1)),"visits":1,"unique_users":1}"#,
         ])
-        #expect(FixtureDay.lines(try h.ctlOK("report", "daily", "--json")) == [
+        #expect(FixtureDay.lines(try await h.ctlOKAsync("report", "daily", "--json")) == [
             #"{"beacon":"booth-a","venue":"hall","day":"2026-01-05","visits":5,"unique_users":3}"#,
             #"{"beacon":"booth-b","venue":"hall","day":"2026-01-05","visits":1,"unique_users":1}"#,
             #"{"beacon":"room-c","venue":"annex","day":"2026-01-05","visits":1,"unique_users":1}"#,
             #"{"beacon":"booth-b","venue":"hall","day":"2026-01-06","visits":1,"unique_users":1}"#,
         ])
-        #expect(try h.ctlOK("report", "daily", "--csv", "--venue", "annex") == "beacon,venue,day,visits,unique_users\r\nroom-c,annex,2026-01-05,1,1\r\n")
+        #expect(try await h.ctlOKAsync("report", "daily", "--csv", "--venue", "annex") == "beacon,venue,day,visits,unique_users\r\nroom-c,annex,2026-01-05,1,1\r\n")
         #expect(try h.rows("SELECT sum(visits), sum(unique_users) FROM presence.visits_hourly_v") == ["8|7"])
         #expect(try h.rows("SELECT sum(visits) FROM presence.visits_daily_v WHERE day = '2026-01-05'") == ["7"])
     }
 
-    @Test func whoWasWhereTakesTheNewBeaconAtAMoveAndOpenVisitsUntilNow() throws {
-        let h = try Self.fixture("where")
-        #expect(FixtureDay.lines(try h.ctlOK("report", "where", "--at", "2026-01-05T10:10:00Z", "--json")) == [
+    @Test func whoWasWhereTakesTheNewBeaconAtAMoveAndOpenVisitsUntilNow() async throws {
+        let h = try await Self.fixture("where")
+        #expect(FixtureDay.lines(try await h.ctlOKAsync("report", "where", "--at", "2026-01-05T10:10:00Z", "--json")) == [
             #"{"user":"bob","beacon":"booth-a","venue":"hall","entered":\#(FixtureDay.at("10:05")),"exited":\#(FixtureDay.at("10:25"))}"#,
             #"{"user":"alice","beacon":"booth-b","venue":"hall","entered":\#(FixtureDay.at("10:10")),"exited":\#(FixtureDay.at("10:40"))}"#,
         ])
-        #expect(FixtureDay.lines(try h.ctlOK("report", "where", "--at", "2026-01-05T13:15:00+01:00", "--json")) == [
+        #expect(FixtureDay.lines(try await h.ctlOKAsync("report", "where", "--at", "2026-01-05T13:15:00+01:00", "--json")) == [
             #"{"user":"carol","beacon":"booth-a","venue":"hall","entered":\#(FixtureDay.at("10:30")),"exited":\#(FixtureDay.at("12:30"))}"#,
             #"{"user":"bob","beacon":"room-c","venue":"annex","entered":\#(FixtureDay.at("12:00")),"exited":null}"#,
         ])
-        #expect(FixtureDay.lines(try h.ctlOK("report", "where", "--at", "2026-01-06 09:10", "--venue", "hall", "--json")) == [
+        #expect(FixtureDay.lines(try await h.ctlOKAsync("report", "where", "--at", "2026-01-06 09:10", "--venue", "hall", "--json")) == [
             #"{"user":"carol","beacon":"booth-b","venue":"hall","entered":\#(FixtureDay.at("09:00", day: 1)),"exited":\#(FixtureDay.at("09:20", day: 1))}"#,
         ])
         #expect(try h.rows("SELECT user_key FROM presence.who_was_where(now() + interval '1 year')") == ["bob"])
         #expect(try h.rows("SELECT count(*) FROM presence.who_was_where('2026-01-05 09:59:59Z')") == ["0"])
     }
 
-    @Test func pathsListEachUsersVisitsPerDayInOrder() throws {
-        let h = try Self.fixture("paths")
+    @Test func pathsListEachUsersVisitsPerDayInOrder() async throws {
+        let h = try await Self.fixture("paths")
         func step(_ beacon: String, _ from: String, _ to: String?, day: Int64 = 0) -> String {
             #"{"beacon":"\#(beacon)","entered":\#(FixtureDay.at(from, day: day)),"exited":\#(to.map { String(FixtureDay.at($0, day: day)) } ?? "null")}"#
         }
-        #expect(FixtureDay.lines(try h.ctlOK("report", "paths", "--day", "2026-01-05", "--json")) == [
+        #expect(FixtureDay.lines(try await h.ctlOKAsync("report", "paths", "--day", "2026-01-05", "--json")) == [
             #"{"user":"alice","day":"2026-01-05","visits":4,"path":["#
                 + [step("booth-a", "10:00", "10:10"), step("booth-b", "10:10", "10:40"), step("booth-a", "10:45", "10:50"),
                    step("booth-a", "11:05", "11:06")].joined(separator: ",") + "]}",
             #"{"user":"bob","day":"2026-01-05","visits":2,"path":["# + step("booth-a", "10:05", "10:25") + "," + step("room-c", "12:00", nil) + "]}",
             #"{"user":"carol","day":"2026-01-05","visits":1,"path":["# + step("booth-a", "10:30", "12:30") + "]}",
         ])
-        #expect(FixtureDay.lines(try h.ctlOK("report", "paths", "--user", "carol")) == [
+        #expect(FixtureDay.lines(try await h.ctlOKAsync("report", "paths", "--user", "carol")) == [
             "USER   DAY         VISITS  PATH (UTC)",
             "carol  2026-01-05  1       booth-a 10:30–12:30",
             "carol  2026-01-06  1       booth-b 09:00–09:20",
         ])
-        #expect(RFC4180.records(try h.ctlOK("report", "paths", "--user", "bob", "--csv")) == [
+        #expect(RFC4180.records(try await h.ctlOKAsync("report", "paths", "--user", "bob", "--csv")) == [
             ["user", "day", "step", "beacon", "entered", "exited"],
             ["bob", "2026-01-05", "1", "booth-a", "2026-01-05T10:05:00.000Z", "2026-01-05T10:25:00.000Z"],
             ["bob", "2026-01-05", "2", "room-c", "2026-01-05T12:00:00.000Z", ""],
@@ -110,18 +110,18 @@ import Testing
             == ["alice|2026-01-05|{booth-a,booth-b,booth-a,booth-a}|4"])
     }
 
-    @Test func busiestHoursCountAMoveOnceAndTheTimeEachUserSpent() throws {
-        let h = try Self.fixture("busiest")
+    @Test func busiestHoursCountAMoveOnceAndTheTimeEachUserSpent() async throws {
+        let h = try await Self.fixture("busiest")
         // 10:00–11:00 in the hall: alice 10:00–10:40 (her move at 10:10 is one person, not two)
         // and 10:45–10:50, bob 10:05–10:25, carol from 10:30: at most 2 at once, 95 person-minutes.
-        #expect(FixtureDay.lines(try h.ctlOK("report", "busiest", "--from", "2026-01-05", "--to", "2026-01-07", "--venue", "hall", "--top", "0", "--json")) == [
+        #expect(FixtureDay.lines(try await h.ctlOKAsync("report", "busiest", "--from", "2026-01-05", "--to", "2026-01-07", "--venue", "hall", "--top", "0", "--json")) == [
             #"{"venue":"hall","hour":\#(FixtureDay.at("10:00")),"peak_users":2,"mean_users":1.58}"#,
             #"{"venue":"hall","hour":\#(FixtureDay.at("11:00")),"peak_users":2,"mean_users":1.02}"#,
             #"{"venue":"hall","hour":\#(FixtureDay.at("12:00")),"peak_users":1,"mean_users":0.5}"#,
             #"{"venue":"hall","hour":\#(FixtureDay.at("09:00", day: 1)),"peak_users":1,"mean_users":0.33}"#,
         ])
         // Each venue's busiest hour; bob's open visit counts until the range ends.
-        #expect(FixtureDay.lines(try h.ctlOK("report", "busiest", "--from", "2026-01-05", "--to", "2026-01-07", "--top", "1", "--json")) == [
+        #expect(FixtureDay.lines(try await h.ctlOKAsync("report", "busiest", "--from", "2026-01-05", "--to", "2026-01-07", "--top", "1", "--json")) == [
             #"{"venue":"annex","hour":\#(FixtureDay.at("12:00")),"peak_users":1,"mean_users":1}"#,
             #"{"venue":"hall","hour":\#(FixtureDay.at("10:00")),"peak_users":2,"mean_users":1.58}"#,
         ])
@@ -130,8 +130,8 @@ import Testing
         #expect(try h.rows("SELECT max(peak_users) FROM presence.busiest_v WHERE venue_key = 'hall'") == ["2"])
     }
 
-    @Test func theAnalystReadsEveryReportButNoDevice() throws {
-        let h = try Self.fixture("analystreports")
+    @Test func theAnalystReadsEveryReportButNoDevice() async throws {
+        let h = try await Self.fixture("analystreports")
         let analyst = try DatabaseRolesTests.login("presence_analyst", on: h.databaseURL)
         for (sql, expected) in [
             ("SELECT count(*) FROM presence.dwell_v", "2"), ("SELECT count(*) FROM presence.visits_hourly_v", "5"),
@@ -171,8 +171,8 @@ import Testing
         ("SELECT * FROM presence.busiest('2026-01-05', '2026-01-06', 'hall')", "_tstzrange_idx"),
     ]
 
-    @Test func reportsOverARangeUseTheIndexes() throws {
-        let h = try Self.fixture("plans")
+    @Test func reportsOverARangeUseTheIndexes() async throws {
+        let h = try await Self.fixture("plans")
         for (sql, index) in Self.plans {
             let plan = try h.rows("SET enable_seqscan = off; EXPLAIN \(sql)").joined(separator: "\n")
             #expect(plan.contains(index), "\(sql):\n\(plan)")
@@ -181,26 +181,26 @@ import Testing
         }
     }
 
-    @Test func everyQueryCommandWritesCSV() throws {
-        let h = try Self.fixture("csv")
-        try h.ctlOK("venue", "add", "hall")
-        try h.ctlOK("node", "add", "scan-1", "--venue", "hall", "--x", "1.5", "--y", "2")
-        let sessions = try #require(RFC4180.records(try h.ctlOK("sessions", "--user", "bob", "--csv")))
+    @Test func everyQueryCommandWritesCSV() async throws {
+        let h = try await Self.fixture("csv")
+        try await h.ctlOKAsync("venue", "add", "hall")
+        try await h.ctlOKAsync("node", "add", "scan-1", "--venue", "hall", "--x", "1.5", "--y", "2")
+        let sessions = try #require(RFC4180.records(try await h.ctlOKAsync("sessions", "--user", "bob", "--csv")))
         #expect(sessions == [
             ["user", "beacon", "venue", "device", "entered", "exited", "reason", "dwell"],
             ["bob", "booth-a", "hall", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:1", "2026-01-05T10:05:00.000Z", "2026-01-05T10:25:00.000Z",
              "timeout", "1200"],
             ["bob", "room-c", "annex", "ibeacon:e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:1", "2026-01-05T12:00:00.000Z", "", "", sessions.last?.last ?? ""],
         ])
-        #expect(RFC4180.records(try h.ctlOK("presence", "--csv"))?.map { $0.prefix(3) } == [["user", "beacon", "venue"], ["bob", "room-c", "annex"]])
-        #expect(RFC4180.records(try h.ctlOK("visits", "--csv"))?.first == ["beacon", "bucket_start", "unique_users"])
-        #expect(RFC4180.records(try h.ctlOK("visits", "--csv"))?.dropFirst().first == ["booth-a", "2026-01-05T10:00:00.000Z", "2"])
-        #expect(RFC4180.records(try h.ctlOK("nodes", "--csv")) == [
+        #expect(RFC4180.records(try await h.ctlOKAsync("presence", "--csv"))?.map { $0.prefix(3) } == [["user", "beacon", "venue"], ["bob", "room-c", "annex"]])
+        #expect(RFC4180.records(try await h.ctlOKAsync("visits", "--csv"))?.first == ["beacon", "bucket_start", "unique_users"])
+        #expect(RFC4180.records(try await h.ctlOKAsync("visits", "--csv"))?.dropFirst().first == ["booth-a", "2026-01-05T10:00:00.000Z", "2"])
+        #expect(RFC4180.records(try await h.ctlOKAsync("nodes", "--csv")) == [
             ["node", "venue", "beacon", "x", "y", "floor", "offset_db", "source", "fitted_offset_db", "links", "residual_db", "readings", "fitted_at"],
             ["scan-1", "hall", "", "1.5", "2", "", "0", "none", "", "", "", "", ""],
         ])
         for report in [["dwell"], ["hourly"], ["daily"], ["where", "--at", "2026-01-05T10:10Z"], ["paths"], ["busiest", "--since", "1000d"]] {
-            let result = try h.ctl(["report"] + report + ["--csv"])
+            let result = try await h.ctlAsync(["report"] + report + ["--csv"])
             #expect(result.status == 0 && (RFC4180.records(result.stdout)?.count ?? 0) > 1, "report \(report) --csv: \(result.stderr)")
         }
     }

@@ -6,9 +6,9 @@ import Testing
 /// to be published, not what is younger than the setting.
 @Suite struct RetentionTests {
     /// Sessions, zone sessions, events and notifications of every age and state, labelled by the user key.
-    static func seeded(_ label: String) throws -> PipelineHarness {
+    static func seeded(_ label: String) async throws -> PipelineHarness {
         let h = try PipelineHarness(label)
-        try h.ctlOK("migrate")
+        try await h.ctlOKAsync("migrate")
         let sessions: [(String, String, String?)] = [
             ("closed-200d", "200 days", "200 days"), ("closed-10d", "11 days", "10 days"), ("open-300d", "300 days", nil),
             ("closed-179d", "180 days", "179 days"),
@@ -50,22 +50,22 @@ import Testing
             """)
     }
 
-    @Test func purgeRemovesWhatIsOlderThanTheSettingAndNothingElse() throws {
-        let h = try Self.seeded("purge")
-        #expect(try h.ctlOK("purge").contains("purged 1 sessions, 1 zone sessions, 1 events and 1 notifications"))
+    @Test func purgeRemovesWhatIsOlderThanTheSettingAndNothingElse() async throws {
+        let h = try await Self.seeded("purge")
+        #expect(try await h.ctlOKAsync("purge").contains("purged 1 sessions, 1 zone sessions, 1 events and 1 notifications"))
         let zones = ["zone session closed-10d", "zone session closed-179d", "zone session open-300d"]
         #expect(try Self.left(h) == [
             "event published-1d", "event unpublished-40d", "notification sent-1d",
             "session closed-10d", "session closed-179d", "session open-300d",
         ] + zones)
-        #expect(try h.ctlOK("purge").contains("purged 0 sessions, 0 zone sessions, 0 events and 0 notifications"), "a second purge finds nothing")
-        #expect(try h.ctlOK("purge", "--keep-sessions", "forever", "--keep-events", "12h")
+        #expect(try await h.ctlOKAsync("purge").contains("purged 0 sessions, 0 zone sessions, 0 events and 0 notifications"), "a second purge finds nothing")
+        #expect(try await h.ctlOKAsync("purge", "--keep-sessions", "forever", "--keep-events", "12h")
             .contains("purged 0 sessions, 0 zone sessions, 1 events and 1 notifications"))
         #expect(try Self.left(h) == ["event unpublished-40d", "session closed-10d", "session closed-179d", "session open-300d"] + zones)
     }
 
     @Test func theAggregatorPurgesAtStartWithItsOwnSettings() async throws {
-        let h = try Self.seeded("keep")
+        let h = try await Self.seeded("keep")
         let aggregator = try h.startAggregator(["--keep-sessions", "5d", "--keep-events", "forever"])
         try await eventually(20, "the aggregator's purge") {
             (try? h.rows("SELECT count(*) FROM presence.sessions")) == ["1"] && (try? h.rows("SELECT count(*) FROM presence.zone_sessions")) == ["1"]
@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func theAggregatorKeepsRunningWhenItKeepsEverything() async throws {
-        let h = try Self.seeded("forever")
+        let h = try await Self.seeded("forever")
         let bus = try await h.recorder()
         let aggregator = try h.startAggregator(["--keep-sessions", "forever", "--keep-events", "forever"])
         try await bus.wait(20, for: "online") { _ in bus.objects(on: h.topics.aggregatorStatus).last?["state"] as? String == "online" }
@@ -94,9 +94,9 @@ import Testing
     }
 
     @Test(arguments: [(["--keep-events", "10s"], "10s"), (["--keep-sessions", "long"], "long"), (["--keep-sessions", "200y"], "200y")])
-    func badSettingsAreRefusedInOneLine(_ arguments: [String], _ named: String) throws {
+    func badSettingsAreRefusedInOneLine(_ arguments: [String], _ named: String) async throws {
         let h = try PipelineHarness("keepflags")
-        let result = try h.ctl(["purge"] + arguments)
+        let result = try await h.ctlAsync(["purge"] + arguments)
         #expect(result.status != 0)
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(named), "\(result.stderr)")
     }

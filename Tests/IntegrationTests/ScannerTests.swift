@@ -58,27 +58,22 @@ extension EndToEndTests {
         }
 
         @Test func stoppingTheBrokerForThirtySecondsDuringAReplayLosesNoSighting() async throws {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("outage-\(UUID().uuidString)").path
-            let script = PackagePaths.root.appendingPathComponent("scripts/servers.sh").path
-            let broker = try runTool(script, ["broker", folder]).trimmingCharacters(in: .whitespacesAndNewlines)
-            defer {
-                _ = try? runTool(script, ["broker-stop", folder])
-                try? FileManager.default.removeItem(atPath: folder)
-            }
+            let broker = try PrivateBroker.start()
+            defer { broker.remove() }
             let captureFile = FileManager.default.temporaryDirectory.appendingPathComponent("outage-\(UUID().uuidString).btsnoop")
             try Data(Self.capture(count: 500, spacing: 100)).write(to: captureFile)
             defer { try? FileManager.default.removeItem(at: captureFile) }
             let topics = try Topics(prefix: "outage")
-            let bus = try BusRecorder(url: broker, filter: "outage/#")
+            let bus = try BusRecorder(url: broker.url, filter: "outage/#")
             try await bus.start()
             let scanner = try ChildProcess.spawn(try PackagePaths.executable("presence-scanner"),
-                                                 ["--node", "walker", "--btsnoop", captureFile.path, "--topic-prefix", "outage", "--broker", broker])
+                                                 ["--node", "walker", "--btsnoop", captureFile.path, "--topic-prefix", "outage", "--broker", broker.url])
             try await bus.wait(15, for: "the first batches") { $0.contains { $0.topic == topics.sightings(node: "walker") } }
             try await Task.sleep(for: .seconds(3))
-            _ = try runTool(script, ["broker-stop", folder])
+            try broker.stop()
             try await Task.sleep(for: .seconds(30))
             #expect(scanner.poll() == nil, "the scanner must wait for the broker, not give up")
-            _ = try runTool(script, ["broker", folder])
+            try broker.restart()
             #expect(await scanner.wait(timeout: .seconds(90)) == 0, "scanner: \(scanner.stderr.suffix(1500))")
             try await Task.sleep(for: .seconds(1))
             let heard = Set(Self.batches(bus, topics, node: "walker").flatMap(\.sightings).map(\.id))
@@ -92,11 +87,7 @@ extension EndToEndTests {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spool-\(UUID().uuidString)")
             let spool = folder.appendingPathComponent("spool")
             try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true)
-            let script = PackagePaths.root.appendingPathComponent("scripts/servers.sh").path
-            defer {
-                _ = try? runTool(script, ["broker-stop", folder.appendingPathComponent("broker").path])
-                try? FileManager.default.removeItem(at: folder)
-            }
+            defer { try? FileManager.default.removeItem(at: folder) }
             let capture = folder.appendingPathComponent("capture.btsnoop")
             try Data(Self.capture(count: 40, spacing: 10)).write(to: capture)
             let nowhere = "mqtt://127.0.0.1:\(try freePort())"
@@ -110,13 +101,14 @@ extension EndToEndTests {
             let spooled = try String(contentsOf: spool.appendingPathComponent("spooler.spool"), encoding: .utf8)
             #expect(!spooled.isEmpty, "nothing was spooled on disk")
             // Second run, with a broker: the spooled batches go first, then the new capture's.
-            let broker = try runTool(script, ["broker", folder.appendingPathComponent("broker").path]).trimmingCharacters(in: .whitespacesAndNewlines)
+            let broker = try PrivateBroker.start()
+            defer { broker.remove() }
             let topics = try Topics(prefix: "spool")
-            let bus = try BusRecorder(url: broker, filter: "spool/#")
+            let bus = try BusRecorder(url: broker.url, filter: "spool/#")
             try await bus.start()
             let second = try ChildProcess.spawn(try PackagePaths.executable("presence-scanner"),
                                                 ["--node", "spooler", "--btsnoop", Self.fixture, "--speed", "max", "--topic-prefix", "spool",
-                                                 "--broker", broker, "--spool-dir", spool.path])
+                                                 "--broker", broker.url, "--spool-dir", spool.path])
             #expect(await second.wait(timeout: .seconds(30)) == 0, "\(second.stderr.suffix(1500))")
             try await Task.sleep(for: .milliseconds(500))
             let ids = Self.batches(bus, topics, node: "spooler").flatMap(\.sightings).map(\.id)
@@ -127,10 +119,10 @@ extension EndToEndTests {
             await bus.stop()
         }
 
-        @Test func withoutBluetoothTheScannerSaysWhyInOneLine() throws {
+        @Test func withoutBluetoothTheScannerSaysWhyInOneLine() async throws {
             let h = try PipelineHarness("nohci")
             let scanner = try ChildProcess.spawn(try PackagePaths.executable("presence-scanner"), ["--node", "n1", "--hci", "hci0"], environment: h.environment)
-            let status = scanner.waitBlocking()
+            let status = await scanner.wait()
             #expect(status != 0)
             let lines = scanner.stderr.split(separator: "\n")
             #expect(lines.count == 1, "\(scanner.stderr)")
@@ -138,13 +130,13 @@ extension EndToEndTests {
             #expect(["no Bluetooth support", "no Bluetooth adapter", "CAP_NET_RAW"].contains { scanner.stderr.contains($0) }, "\(scanner.stderr)")
         }
 
-        @Test func goodAdvertiseFlagsGetAsFarAsTheAdapter() throws {
+        @Test func goodAdvertiseFlagsGetAsFarAsTheAdapter() async throws {
             // Accepted flags (a negative power among them) fail only where the radio is needed.
             let h = try PipelineHarness("advertise")
             let scanner = try ChildProcess.spawn(try PackagePaths.executable("presence-scanner"),
                                                  ["--node", "n1", "--hci", "hci0", "--advertise", "--advertise-tx", "-70", "--advertise-interval", "500ms"],
                                                  environment: h.environment)
-            #expect(scanner.waitBlocking() != 0)
+            #expect(await scanner.wait() != 0)
             #expect(scanner.stderr.split(separator: "\n").count == 1, "\(scanner.stderr)")
             #expect(["no Bluetooth support", "no Bluetooth adapter", "CAP_NET_RAW"].contains { scanner.stderr.contains($0) }, "\(scanner.stderr)")
         }
@@ -173,11 +165,11 @@ extension EndToEndTests {
             (["--node", "n1", "--hci", "hci0", "--advertise", "--advertise-interval", "11s"], "--advertise-interval 11s"),
             (["--node", "n1", "--hci", "hci0", "--advertise", "--advertise-interval", "often"], "--advertise-interval 'often'"),
         ])
-        func badFlagsAreRefusedInOneLine(_ arguments: [String], _ named: String) throws {
+        func badFlagsAreRefusedInOneLine(_ arguments: [String], _ named: String) async throws {
             let h = try PipelineHarness("scannerflags")
             let scanner = try ChildProcess.spawn(try PackagePaths.executable("presence-scanner"), arguments,
                                                  environment: h.environment.merging(["PRESENCE_HASH_SECRET": ""]) { $1 })
-            #expect(scanner.waitBlocking() != 0)
+            #expect(await scanner.wait() != 0)
             #expect(scanner.stderr.split(separator: "\n").count == 1 && scanner.stderr.contains(named), "\(scanner.stderr)")
         }
     }

@@ -9,14 +9,14 @@ extension SecureBrokerTests {
     /// Two rooms, scan-1 at desk-1 and scan-2 at desk-2, and alice's iBeacon, on the deployed broker.
     static func rooms(_ label: String) async throws -> (PipelineHarness, ConfiguredBroker) {
         let plain = try PipelineHarness(label)
-        try plain.ctlOK("migrate")
-        try plain.ctlOK("venue", "add", "lab")
+        try await plain.ctlOKAsync("migrate")
+        try await plain.ctlOKAsync("venue", "add", "lab")
         for (index, desk) in ["desk-1", "desk-2"].enumerated() {
-            try plain.ctlOK("beacon", "add", desk, "--venue", "lab", "--x", "\(index * 10)", "--y", "0")
-            try plain.ctlOK("node", "add", "scan-\(index + 1)", "--venue", "lab", "--beacon", desk)
+            try await plain.ctlOKAsync("beacon", "add", desk, "--venue", "lab", "--x", "\(index * 10)", "--y", "0")
+            try await plain.ctlOKAsync("node", "add", "scan-\(index + 1)", "--venue", "lab", "--beacon", desk)
         }
-        try plain.ctlOK("user", "add", "alice")
-        try plain.ctlOK("device", "add", tag, "--user", "alice")
+        try await plain.ctlOKAsync("user", "add", "alice")
+        try await plain.ctlOKAsync("device", "add", tag, "--user", "alice")
         let broker = try await ConfiguredBroker.deployed(prefix: plain.prefix, database: plain.databaseURL)
         return (try PipelineHarness(label, database: plain.databaseURL, broker: broker.url, prefix: plain.prefix), broker)
     }
@@ -71,12 +71,12 @@ extension SecureBrokerTests {
         let filter = "espresense/devices/+/+"
         let broker = try await ConfiguredBroker.refusingSubscriptions(of: "presence-aggregator", password: "secret", refused: [filter])
         let plain = try PipelineHarness("acl")
-        try plain.ctlOK("migrate")
-        try plain.ctlOK("venue", "add", "lab")
-        try plain.ctlOK("beacon", "add", "desk-1", "--venue", "lab")
-        try plain.ctlOK("node", "add", "scan-1", "--venue", "lab", "--beacon", "desk-1")
-        try plain.ctlOK("user", "add", "alice")
-        try plain.ctlOK("device", "add", Self.tag, "--user", "alice")
+        try await plain.ctlOKAsync("migrate")
+        try await plain.ctlOKAsync("venue", "add", "lab")
+        try await plain.ctlOKAsync("beacon", "add", "desk-1", "--venue", "lab")
+        try await plain.ctlOKAsync("node", "add", "scan-1", "--venue", "lab", "--beacon", "desk-1")
+        try await plain.ctlOKAsync("user", "add", "alice")
+        try await plain.ctlOKAsync("device", "add", Self.tag, "--user", "alice")
         let h = try PipelineHarness("acl", database: plain.databaseURL, broker: "mqtt://127.0.0.1:\(broker.port)", prefix: plain.prefix)
         let httpPort = try freePort()
         let aggregator = try ChildProcess.spawn(try PackagePaths.executable("presence-aggregator"), [
@@ -101,7 +101,7 @@ extension SecureBrokerTests {
         #expect(lines.count == 1, "one log line, however often it is asked again: \(lines)")
 
         // The operator puts the broker's ACL right: the aggregator takes it up, unrestarted.
-        try broker.grant(filter, to: "presence-aggregator")
+        try await broker.grant(filter, to: "presence-aggregator")
         let granted = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < granted, (try? await httpGet(readyz))?.status != 200 {
             try await Task.sleep(for: .milliseconds(200))

@@ -15,14 +15,14 @@ import Testing
     /// and the deployed broker made from it.
     static func venue(_ label: String) async throws -> (PipelineHarness, ConfiguredBroker) {
         let plain = try PipelineHarness(label)
-        try plain.ctlOK("migrate")
-        try plain.ctlOK("venue", "add", "lab")
-        try plain.ctlOK("zone", "add", "lab-floor", "--venue", "lab")
-        try plain.ctlOK("beacon", "add", "desk-1", "--venue", "lab", "--zone", "lab-floor")
-        try plain.ctlOK("node", "add", "scan-1", "--venue", "lab", "--beacon", "desk-1")
-        try plain.ctlOK("node", "add", "scan-2", "--venue", "lab")
-        try plain.ctlOK("user", "add", "alice")
-        try plain.ctlOK("device", "add", tag, "--user", "alice")
+        try await plain.ctlOKAsync("migrate")
+        try await plain.ctlOKAsync("venue", "add", "lab")
+        try await plain.ctlOKAsync("zone", "add", "lab-floor", "--venue", "lab")
+        try await plain.ctlOKAsync("beacon", "add", "desk-1", "--venue", "lab", "--zone", "lab-floor")
+        try await plain.ctlOKAsync("node", "add", "scan-1", "--venue", "lab", "--beacon", "desk-1")
+        try await plain.ctlOKAsync("node", "add", "scan-2", "--venue", "lab")
+        try await plain.ctlOKAsync("user", "add", "alice")
+        try await plain.ctlOKAsync("device", "add", tag, "--user", "alice")
         let broker = try await ConfiguredBroker.deployed(prefix: plain.prefix, database: plain.databaseURL)
         let h = try PipelineHarness(label, database: plain.databaseURL, broker: broker.url, prefix: plain.prefix)
         return (h, broker)
@@ -186,7 +186,7 @@ import Testing
         (["--broker", "mqtts://127.0.0.1:1", "--broker-password-file", "/etc/hostname"], "needs a user name"),
         (["--broker", "mqtts://n1:pw@127.0.0.1:1", "--broker-password-file", "/etc/hostname"], "keep only one"),
     ])
-    func badCredentialFlagsAreRefusedInOneLineByEveryProgram(_ arguments: [String], _ named: String) throws {
+    func badCredentialFlagsAreRefusedInOneLineByEveryProgram(_ arguments: [String], _ named: String) async throws {
         let environment = ["PRESENCE_BROKER_URL": "", "PRESENCE_DATABASE_URL": "postgres://nobody@127.0.0.1:1/none", "PRESENCE_HASH_SECRET": ""]
         let runs: [(String, [String])] = [
             ("presence-scanner", ["--node", "n1", "--btsnoop", Self.fixture] + arguments),
@@ -195,25 +195,25 @@ import Testing
         ]
         for (program, programArguments) in runs {
             let child = try ChildProcess.spawn(try PackagePaths.executable(program), programArguments, environment: environment)
-            #expect(child.waitBlocking() != 0, "\(program) accepted \(arguments)")
+            #expect(await child.wait() != 0, "\(program) accepted \(arguments)")
             #expect(child.stderr.split(separator: "\n").count == 1 && child.stderr.contains(named), "\(program): \(child.stderr)")
         }
     }
 
-    @Test func theDatabaseURLCanComeFromAFileButNotFromTwoPlaces() throws {
+    @Test func theDatabaseURLCanComeFromAFileButNotFromTwoPlaces() async throws {
         let h = try PipelineHarness("dbfile")
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("presence-db-\(UUID().uuidString)").path
         try (h.databaseURL + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         let migrate = try ChildProcess.spawn(try PackagePaths.executable("presencectl"), ["migrate"],
                                              environment: ["PRESENCE_DATABASE_URL": "", "PRESENCE_DATABASE_URL_FILE": file])
-        #expect(migrate.waitBlocking() == 0, "\(migrate.stderr)")
+        #expect(await migrate.wait() == 0, "\(migrate.stderr)")
         #expect(try h.rows("SELECT count(*) > 0 FROM presence.migrations") == ["t"])
         let both = try ChildProcess.spawn(try PackagePaths.executable("presencectl"), ["migrate", "--database", h.databaseURL, "--database-url-file", file])
-        #expect(both.waitBlocking() != 0)
+        #expect(await both.wait() != 0)
         #expect(both.stderr.split(separator: "\n").count == 1 && both.stderr.contains("keep only one"), "\(both.stderr)")
         let missing = try ChildProcess.spawn(try PackagePaths.executable("presencectl"), ["migrate", "--database-url-file", "/nonexistent/db"])
-        #expect(missing.waitBlocking() != 0)
+        #expect(await missing.wait() != 0)
         #expect(missing.stderr.split(separator: "\n").count == 1 && missing.stderr.contains("/nonexistent/db"), "\(missing.stderr)")
     }
 }

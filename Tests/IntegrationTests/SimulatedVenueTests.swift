@@ -92,7 +92,7 @@ extension EndToEndTests {
             try (lines.joined(separator: "\n") + "\n").write(to: capture, atomically: true, encoding: .utf8)
             let script = PackagePaths.root.appendingPathComponent("schemas/validate-payloads.py").path
             let validation = try ChildProcess.spawn("/usr/bin/env", ["python3", script, capture.path])
-            #expect(validation.waitBlocking() == 0, "\(validation.stdout)")
+            #expect(await validation.wait() == 0, "\(validation.stdout)")
             for schema in ["sighting-batch", "node-status", "presence-event", "user-state", "beacon-state", "aggregator-status", "aggregator-stats",
                            "notification", "node-stats", "health", "config", "zone-event", "zone-state"] {
                 #expect(validation.stdout.contains("\(schema)="), "no \(schema) payload was checked: \(validation.stdout)")
@@ -104,7 +104,7 @@ extension EndToEndTests {
             try #"{"topic":"p/v1/events/b/u","payload":"{\"v\":1,\"event\":\"enter\",\"user\":\"u\",\"device\":\"d\",\"beacon\":\"b\",\"venue\":null,\"at\":1}"}"#
                 .appending("\n").write(to: broken, atomically: true, encoding: .utf8)
             let refused = try ChildProcess.spawn("/usr/bin/env", ["python3", script, broken.path])
-            #expect(refused.waitBlocking() == 1)
+            #expect(await refused.wait() == 1)
             #expect(refused.stdout.contains("'id' is a required property"))
         }
     }

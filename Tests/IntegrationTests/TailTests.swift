@@ -52,7 +52,7 @@ import Testing
             "2025-11-22T01:27:10.000Z  exit   alice  out of zone floor-2  (timeout, 95 s in it)",
         ])
         #expect(hall.stdout.split(separator: "\n") == ["2025-11-22T01:25:35.050Z  enter  alice  into zone hall-b"])
-        #expect(try h.ctl(["tail", "--zone", "hall-b", "--beacon", "booth-a"]).status != 0)
+        #expect(try await h.ctlAsync(["tail", "--zone", "hall-b", "--beacon", "booth-a"]).status != 0)
         await publisher.stop()
     }
 }

@@ -10,56 +10,56 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("venue-\(UUID().uuidString)-\(name).yaml").path
     }
 
-    static func venue(_ label: String) throws -> PipelineHarness {
-        let h = try PresencectlTests.seeded(label)
-        try h.ctlOK("venue", "add", "hall", "--name", "Main hall")
-        try h.ctlOK("zone", "add", "floor-1", "--venue", "hall", "--name", "First floor")
-        try h.ctlOK("zone", "add", "east-wing", "--venue", "hall", "--parent", "floor-1")
-        try h.ctlOK("beacon", "add", "door", "--venue", "hall", "--zone", "east-wing", "--name", "Door: east", "--x", "1.5", "--y", "-2", "--floor", "1",
+    static func venue(_ label: String) async throws -> PipelineHarness {
+        let h = try await PresencectlTests.seeded(label)
+        try await h.ctlOKAsync("venue", "add", "hall", "--name", "Main hall")
+        try await h.ctlOKAsync("zone", "add", "floor-1", "--venue", "hall", "--name", "First floor")
+        try await h.ctlOKAsync("zone", "add", "east-wing", "--venue", "hall", "--parent", "floor-1")
+        try await h.ctlOKAsync("beacon", "add", "door", "--venue", "hall", "--zone", "east-wing", "--name", "Door: east", "--x", "1.5", "--y", "-2", "--floor", "1",
                     "--switch-margin", "8", "--switch-dwell", "5s", "--absence-timeout", "2m", "--radius", "3", "--tx", "-62",
                     "--hello", "Welcome, {name}!")
-        try h.ctlOK("beacon", "add", "stage", "--venue", "hall", "--x", "10", "--y", "0", "--floor", "1", "--next-to", "door")
-        try h.ctlOK("node", "add", "scan-2", "--venue", "hall", "--beacon", "stage", "--x", "10", "--y", "0", "--floor", "1", "--rssi-offset", "-3.5")
-        try h.ctlOK("user", "add", "bob", "--name", "Bob O'Neil")
-        try h.ctlOK("device", "add", "ibeacon:\(uuid):9:10", "--user", "bob", "--name", "badge", "--tx", "-60")
+        try await h.ctlOKAsync("beacon", "add", "stage", "--venue", "hall", "--x", "10", "--y", "0", "--floor", "1", "--next-to", "door")
+        try await h.ctlOKAsync("node", "add", "scan-2", "--venue", "hall", "--beacon", "stage", "--x", "10", "--y", "0", "--floor", "1", "--rssi-offset", "-3.5")
+        try await h.ctlOKAsync("user", "add", "bob", "--name", "Bob O'Neil")
+        try await h.ctlOKAsync("device", "add", "ibeacon:\(uuid):9:10", "--user", "bob", "--name", "badge", "--tx", "-60")
         return h
     }
 
-    @Test func aVenueExportedAndImportedComesBackTheSame() throws {
-        let source = try Self.venue("export")
+    @Test func aVenueExportedAndImportedComesBackTheSame() async throws {
+        let source = try await Self.venue("export")
         let exported = Self.file("all")
-        try source.ctlOK("export", "--users", "--out", exported)
+        try await source.ctlOKAsync("export", "--users", "--out", exported)
         let mode = try FileManager.default.attributesOfItem(atPath: exported)[.posixPermissions] as? Int
         #expect(mode == 0o600, "a file with users is readable by its owner only")
 
         let target = try PipelineHarness("import")
-        try target.ctlOK("migrate")
-        let dry = try target.ctlOK("import", exported, "--dry-run")
+        try await target.ctlOKAsync("migrate")
+        let dry = try await target.ctlOKAsync("import", exported, "--dry-run")
         #expect(dry.contains("2 venues, 2 zones, 3 beacons, 2 nodes, 2 users, 2 devices"))
         #expect(try target.rows("SELECT count(*) FROM presence.beacons") == ["0"])
-        let imported = try target.ctlOK("import", exported)
+        let imported = try await target.ctlOKAsync("import", exported)
         #expect(imported.contains("imported 2 venues, 2 zones, 3 beacons, 2 nodes, 2 users, 2 devices"))
         let again = Self.file("again")
-        try target.ctlOK("export", "--users", "--out", again)
+        try await target.ctlOKAsync("export", "--users", "--out", again)
         #expect(try String(contentsOfFile: again, encoding: .utf8) == String(contentsOfFile: exported, encoding: .utf8))
         #expect(try target.rows("SELECT pinned, rssi_offset FROM presence.nodes WHERE key = 'scan-2'") == ["t|-3.5"])
         #expect(try target.rows("SELECT beacon_key, neighbour_key FROM presence.beacon_neighbours") == ["door|stage"])
         #expect(try target.rows("SELECT key, parent_key, name FROM presence.zones ORDER BY 1") == ["east-wing|floor-1|", "floor-1||First floor"])
         #expect(try target.rows("SELECT zone_key FROM presence.beacons WHERE key = 'door'") == ["east-wing"])
-        let zones = try target.ctlOK("list", "zones", "--csv")
+        let zones = try await target.ctlOKAsync("list", "zones", "--csv")
         #expect(zones == "key,venue,name,parent,beacons,region\r\neast-wing,hall,,floor-1,door,false\r\nfloor-1,hall,First floor,,door,false\r\n", "\(zones)")
 
-        let beacons = try target.ctlOK("list", "beacons", "--venue", "hall")
+        let beacons = try await target.ctlOKAsync("list", "beacons", "--venue", "hall")
         #expect(beacons.contains("door") && beacons.contains("stage") && !beacons.contains("desk-1"))
-        let devices = try target.ctlOK("list", "devices", "--json")
+        let devices = try await target.ctlOKAsync("list", "devices", "--json")
         #expect(devices.split(separator: "\n").count == 2 && devices.contains(#""user":"bob""#))
-        let nodes = try target.ctlOK("list", "nodes", "--csv")
+        let nodes = try await target.ctlOKAsync("list", "nodes", "--csv")
         #expect(nodes == "key,venue,beacon,x,y,floor,rssi_offset,pinned\r\nscan-1,lab,desk-1,,,,0,false\r\nscan-2,hall,stage,10,0,1,-3.5,true\r\n")
     }
 
-    @Test func withoutUsersTheExportHoldsNoPersonalData() throws {
-        let h = try Self.venue("export-plain")
-        let text = try h.ctlOK("export", "--venue", "hall")
+    @Test func withoutUsersTheExportHoldsNoPersonalData() async throws {
+        let h = try await Self.venue("export-plain")
+        let text = try await h.ctlOKAsync("export", "--venue", "hall")
         #expect(text.contains("door") && !text.contains("desk-1"), "only the venue asked for")
         #expect(!text.contains("users:") && !text.contains("bob") && !text.contains(":9:10"))
     }
@@ -81,23 +81,23 @@ import Testing
     ]
 
     @Test(arguments: badFiles)
-    func aBadFileIsRefusedInOneLineAndWritesNothing(_ text: String, _ named: String) throws {
-        let h = try PresencectlTests.seeded("import-bad")
+    func aBadFileIsRefusedInOneLineAndWritesNothing(_ text: String, _ named: String) async throws {
+        let h = try await PresencectlTests.seeded("import-bad")
         let before = try PresencectlTests.dump(h)
         let path = Self.file("bad")
         try text.write(toFile: path, atomically: true, encoding: .utf8)
-        let result = try h.ctl(["import", path])
+        let result = try await h.ctlAsync(["import", path])
         #expect(result.status != 0)
         #expect(result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(named), "\(result.stderr)")
         #expect(try PresencectlTests.dump(h) == before)
     }
 
-    @Test func aFileNamingWhatDoesNotExistWritesNothingAtAll() throws {
-        let h = try PresencectlTests.seeded("import-missing")
+    @Test func aFileNamingWhatDoesNotExistWritesNothingAtAll() async throws {
+        let h = try await PresencectlTests.seeded("import-missing")
         let before = try PresencectlTests.dump(h)
         let path = Self.file("missing")
         try "venues:\n  - key: annex\nbeacons:\n  - key: b9\n    venue: annex\nnodes:\n  - key: n9\n    beacon: nowhere\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let result = try h.ctl(["import", path])
+        let result = try await h.ctlAsync(["import", path])
         #expect(result.status != 0 && result.stderr.contains("nowhere"), "\(result.stderr)")
         #expect(try PresencectlTests.dump(h) == before, "the venue and beacon before the bad node were rolled back")
     }

@@ -34,16 +34,16 @@ import Testing
 
     static let iso = #"to_char(bucket_start AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"#
 
-    @Test func theVisitsChartShowsTheCountsSQLGives() throws {
+    @Test func theVisitsChartShowsTheCountsSQLGives() async throws {
         let h = try PipelineHarness("chart")
-        try h.ctlOK("migrate")
+        try await h.ctlOKAsync("migrate")
         try Self.simulatedHour(h)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chart-\(h.prefix)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
 
         let svgPath = folder.appendingPathComponent("visits.svg").path
-        let quiet = try h.ctlOK("visits", "--chart", svgPath)
+        let quiet = try await h.ctlOKAsync("visits", "--chart", svgPath)
         #expect(quiet.isEmpty, "with --chart, rows only with --json or --csv")
         let svg = try String(contentsOfFile: svgPath, encoding: .utf8)
         let expected = try h.rows("SELECT beacon_key, \(Self.iso), unique_users FROM presence.visits_30m_v ORDER BY 1, 2")
@@ -51,27 +51,27 @@ import Testing
         #expect(ChartBars.bars(in: svg).map { $0.split(separator: "|").prefix(3).joined(separator: "|") } == expected)
 
         let presentPath = folder.appendingPathComponent("present.svg").path
-        try h.ctlOK("visits", "--present", "--chart", presentPath)
+        try await h.ctlOKAsync("visits", "--present", "--chart", presentPath)
         let present = try h.rows("SELECT beacon_key, \(Self.iso), unique_users FROM presence.occupancy_30m_v ORDER BY 1, 2")
         #expect(ChartBars.bars(in: try String(contentsOfFile: presentPath, encoding: .utf8)).map { $0.split(separator: "|").prefix(3).joined(separator: "|") } == present)
         #expect(present != expected, "a visit across 10:30 counts in both buckets when present")
 
-        let hourly = try h.ctlOK("visits", "--bucket", "1h", "--chart", folder.appendingPathComponent("hourly.svg").path, "--json")
+        let hourly = try await h.ctlOKAsync("visits", "--bucket", "1h", "--chart", folder.appendingPathComponent("hourly.svg").path, "--json")
         let hours = Set(expected.map { row in row.split(separator: "|").prefix(2).map { $0.prefix(13) }.joined(separator: "|") })
         #expect(FixtureDay.lines(hourly).count == hours.count, "one row per beacon and hour")
 
-        #expect(try h.ctlOK("visits", "--venue", "annex", "--json").isEmpty, "no visit in that venue")
-        #expect(FixtureDay.lines(try h.ctlOK("visits", "--venue", "hall", "--json")).count == expected.count)
+        #expect(try await h.ctlOKAsync("visits", "--venue", "annex", "--json").isEmpty, "no visit in that venue")
+        #expect(FixtureDay.lines(try await h.ctlOKAsync("visits", "--venue", "hall", "--json")).count == expected.count)
 
         let pngPath = folder.appendingPathComponent("visits.png").path
-        try h.ctlOK("visits", "--chart", pngPath)
+        try await h.ctlOKAsync("visits", "--chart", pngPath)
         let png = try Data(contentsOf: URL(fileURLWithPath: pngPath))
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "a PNG file")
 
         let missing = folder.appendingPathComponent("missing.png").path
         let child = try ChildProcess.spawn(try PackagePaths.executable("presencectl"), ["visits", "--chart", missing],
                                            environment: h.environment.merging(["PATH": folder.path]) { $1 })
-        #expect(child.waitBlocking() != 0)
+        #expect(await child.wait() != 0)
         #expect(child.stderr.split(separator: "\n").count == 1 && child.stderr.contains("rsvg-convert") && child.stderr.contains("librsvg2-bin"), "\(child.stderr)")
         #expect(!FileManager.default.fileExists(atPath: missing))
     }

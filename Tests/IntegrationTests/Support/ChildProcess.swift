@@ -97,7 +97,21 @@ final class ChildProcess: @unchecked Sendable {  // pid and paths are immutable;
         return poll()
     }
 
-    /// Blocks until the child ends (for short-lived tools only).
+    /// Waits for the child to end. A thread of its own does the waiting, so that the awaiting task
+    /// holds none of the concurrency pool's threads (two on two cores): the tasks of every other
+    /// test running meanwhile need them.
+    func wait() async -> Int32 {
+        if let code = poll() { return code }
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                // Named, so that a look at the process's threads tells it from the pool's.
+                Thread.current.name = "child wait"
+                continuation.resume(returning: self.waitBlocking())
+            }
+        }
+    }
+
+    /// Blocks the calling thread until the child ends: for synchronous code and short-lived tools only.
     func waitBlocking() -> Int32 {
         while true {
             if let code = poll() { return code }
@@ -128,13 +142,29 @@ final class ChildProcess: @unchecked Sendable {  // pid and paths are immutable;
 }
 
 /// Runs a tool to completion and returns its standard output, or throws with its standard error.
-func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws(TestSetupError) -> String {
+func runTool(_ path: String, _ arguments: [String], environment: [String: String] = [:]) async throws(TestSetupError) -> String {
     let child = try ChildProcess.spawn(path, arguments, environment: environment)
-    let status = child.waitBlocking()
-    guard status == 0 else {
-        throw TestSetupError(message: "\(path) \(arguments.joined(separator: " ")) exited \(status): \(child.stderr)")
+    return try child.output(status: await child.wait(), path: path, arguments: arguments)
+}
+
+/// `runTool` for the synchronous helpers that suites call as they are, in async tests and in
+/// `eventually`'s conditions alike (a test database and its rows, a broker or a PostgreSQL of a
+/// test's own): it holds the calling thread until the tool ends, so it runs only tools that end
+/// within a moment.
+func runToolBlocking(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws(TestSetupError) -> String {
+    let child = try ChildProcess.spawn(path, arguments, environment: environment)
+    return try child.output(status: child.waitBlocking(), path: path, arguments: arguments)
+}
+
+extension ChildProcess {
+    /// What the ended tool printed if `status` is 0, else an error with what it printed on
+    /// standard error.
+    fileprivate func output(status: Int32, path: String, arguments: [String]) throws(TestSetupError) -> String {
+        guard status == 0 else {
+            throw TestSetupError(message: "\(path) \(arguments.joined(separator: " ")) exited \(status): \(stderr)")
+        }
+        return stdout
     }
-    return child.stdout
 }
 
 /// A loopback TCP port nothing listens on right now.

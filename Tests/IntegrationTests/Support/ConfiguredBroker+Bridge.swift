@@ -9,11 +9,11 @@ extension ConfiguredBroker {
     /// Gives the deployed broker in `directory` an account for hall `hall`'s bridge: a password
     /// (kept in `secrets/` beside the others) and `deploy/mosquitto/bridge.acl` for `prefix`,
     /// appended to its ACL as the documentation says.
-    static func allowBridge(of hall: String, prefix: String, in directory: String) throws {
+    static func allowBridge(of hall: String, prefix: String, in directory: String) async throws {
         let user = bridgeUser(of: hall)
         let password = UUID().uuidString
         try password.write(toFile: "\(directory)/secrets/\(user).password", atomically: true, encoding: .utf8)
-        _ = try runTool("/usr/bin/mosquitto_passwd", ["-b", "\(directory)/passwords", user, password])
+        _ = try await runTool("/usr/bin/mosquitto_passwd", ["-b", "\(directory)/passwords", user, password])
         // mosquitto started as root reads it as the `mosquitto` user.
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: "\(directory)/passwords")
         let fragment = try String(contentsOf: PackagePaths.root.appendingPathComponent("deploy/mosquitto/bridge.acl"), encoding: .utf8)
@@ -30,7 +30,7 @@ extension ConfiguredBroker {
     static func hall(_ name: String, prefix: String, nodes: [String], bridgedTo central: ConfiguredBroker) async throws -> ConfiguredBroker {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("presence-hall-\(UUID().uuidString)").path
         let port = try freePort()
-        try secure(directory, port: port, prefix: prefix, arguments: ["--nodes", nodes.joined(separator: ",")])
+        try await secure(directory, port: port, prefix: prefix, arguments: ["--nodes", nodes.joined(separator: ",")])
         try FileManager.default.copyItem(atPath: central.caFile, toPath: "\(directory)/central-ca.crt")
         let password = try String(contentsOfFile: central.passwordFile(of: bridgeUser(of: name)), encoding: .utf8)
         let example = try String(contentsOf: PackagePaths.root.appendingPathComponent("deploy/mosquitto/bridge.conf"), encoding: .utf8)

@@ -31,15 +31,15 @@ final class ConfiguredBroker: Sendable {
         try await start(tls: true) { directory in
             let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"]
             for name in ["ca", "other-ca"] {
-                _ = try runTool("/usr/bin/openssl", ["req", "-x509"] + key + [
+                _ = try await runTool("/usr/bin/openssl", ["req", "-x509"] + key + [
                     "-keyout", "\(directory)/\(name).key", "-out", "\(directory)/\(name).crt", "-subj", "/CN=presence test \(name)",
                 ])
             }
-            _ = try runTool("/usr/bin/openssl", ["req"] + key + [
+            _ = try await runTool("/usr/bin/openssl", ["req"] + key + [
                 "-keyout", "\(directory)/server.key", "-out", "\(directory)/server.csr", "-subj", "/CN=localhost",
             ])
             try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(toFile: "\(directory)/san.cnf", atomically: true, encoding: .utf8)
-            _ = try runTool("/usr/bin/openssl", [
+            _ = try await runTool("/usr/bin/openssl", [
                 "x509", "-req", "-in", "\(directory)/server.csr", "-CA", "\(directory)/ca.crt", "-CAkey", "\(directory)/ca.key",
                 "-CAcreateserial", "-days", "1", "-extfile", "\(directory)/san.cnf", "-out", "\(directory)/server.crt",
             ])
@@ -56,17 +56,17 @@ final class ConfiguredBroker: Sendable {
     static func deployed(prefix: String, database: String, bridges: [String] = []) async throws -> ConfiguredBroker {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("presence-deployed-\(UUID().uuidString)").path
         let port = try freePort()
-        try secure(directory, port: port, prefix: prefix, environment: ["PRESENCE_DATABASE_URL": database])
+        try await secure(directory, port: port, prefix: prefix, environment: ["PRESENCE_DATABASE_URL": database])
         for hall in bridges {
-            try allowBridge(of: hall, prefix: prefix, in: directory)
+            try await allowBridge(of: hall, prefix: prefix, in: directory)
         }
         return try await launch(directory: directory, port: port, configuration: "\(directory)/mosquitto.conf")
     }
 
     /// Runs `scripts/secure-broker.sh` for `directory`, `port` and `prefix`, for localhost and 127.0.0.1.
-    static func secure(_ directory: String, port: Int, prefix: String, arguments: [String] = [], environment: [String: String] = [:]) throws {
+    static func secure(_ directory: String, port: Int, prefix: String, arguments: [String] = [], environment: [String: String] = [:]) async throws {
         let script = PackagePaths.root.appendingPathComponent("scripts/secure-broker.sh").path
-        _ = try runTool("/bin/bash", [script, directory, "--host", "localhost", "--host", "127.0.0.1", "--port", "\(port)", "--prefix", prefix] + arguments,
+        _ = try await runTool("/bin/bash", [script, directory, "--host", "localhost", "--host", "127.0.0.1", "--port", "\(port)", "--prefix", prefix] + arguments,
                         environment: environment)
     }
 
@@ -90,7 +90,7 @@ final class ConfiguredBroker: Sendable {
     static func refusingSubscriptions(of user: String, password: String, refused: [String]) async throws -> ConfiguredBroker {
         let broker = try await start(tls: false) { directory in
             let configuration = "\(directory)/dynamic-security.json"
-            _ = try runTool("/usr/bin/mosquitto_ctrl", ["dynsec", "init", configuration, "admin", adminPassword])
+            _ = try await runTool("/usr/bin/mosquitto_ctrl", ["dynsec", "init", configuration, "admin", adminPassword])
             // Everything allowed unless a role says otherwise.
             let data = try Data(contentsOf: URL(fileURLWithPath: configuration))
             guard var settings = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
@@ -106,41 +106,41 @@ final class ConfiguredBroker: Sendable {
             guard let plugin else { throw TestSetupError(message: "mosquitto_dynamic_security.so not found: run scripts/install-deps.sh") }
             return ["allow_anonymous true", "plugin \(plugin)", "plugin_opt_config_file \(configuration)"]
         }
-        try broker.control("createClient", user, "-p", password)
-        try broker.control("createRole", user)
-        try broker.control("addClientRole", user, user)
-        for filter in refused { try broker.control("addRoleACL", user, "subscribePattern", filter, "deny", "5") }
+        try await broker.control("createClient", user, "-p", password)
+        try await broker.control("createRole", user)
+        try await broker.control("addClientRole", user, user)
+        for filter in refused { try await broker.control("addRoleACL", user, "subscribePattern", filter, "deny", "5") }
         return broker
     }
 
     /// Lets `user` of `refusingSubscriptions` subscribe to `filter`, as an operator who puts the
     /// broker's ACL right does: at once, without a restart.
-    func grant(_ filter: String, to user: String) throws {
-        try control("removeRoleACL", user, "subscribePattern", filter)
+    func grant(_ filter: String, to user: String) async throws {
+        try await control("removeRoleACL", user, "subscribePattern", filter)
     }
 
     private static let adminPassword = "admin-\(UUID().uuidString)"
 
     /// Runs `mosquitto_ctrl dynsec` with `arguments` against this broker, as its admin.
-    private func control(_ arguments: String...) throws {
-        _ = try runTool("/usr/bin/mosquitto_ctrl", ["-h", "127.0.0.1", "-p", "\(port)", "-u", "admin", "-P", Self.adminPassword, "dynsec"] + arguments)
+    private func control(_ arguments: String...) async throws {
+        _ = try await runTool("/usr/bin/mosquitto_ctrl", ["-h", "127.0.0.1", "-p", "\(port)", "-u", "admin", "-P", Self.adminPassword, "dynsec"] + arguments)
     }
 
     /// A broker that lets in only `user` with `password`.
     static func withPassword(user: String, password: String) async throws -> ConfiguredBroker {
         try await start(tls: false) { directory in
-            _ = try runTool("/usr/bin/mosquitto_passwd", ["-c", "-b", "\(directory)/passwords", user, password])
+            _ = try await runTool("/usr/bin/mosquitto_passwd", ["-c", "-b", "\(directory)/passwords", user, password])
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: "\(directory)/passwords")
             return ["allow_anonymous false", "password_file \(directory)/passwords"]
         }
     }
 
-    private static func start(tls: Bool, _ prepare: (String) throws -> [String]) async throws -> ConfiguredBroker {
+    private static func start(tls: Bool, _ prepare: (String) async throws -> [String]) async throws -> ConfiguredBroker {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("presence-broker-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let port = try freePort()
-        let lines = ["listener \(port) 127.0.0.1", "persistence false"] + (try prepare(directory))
+        let lines = ["listener \(port) 127.0.0.1", "persistence false"] + (try await prepare(directory))
         try (lines.joined(separator: "\n") + "\n").write(toFile: "\(directory)/mosquitto.conf", atomically: true, encoding: .utf8)
         let process = try ChildProcess.spawn("/usr/sbin/mosquitto", ["-c", "\(directory)/mosquitto.conf"])
         let broker = ConfiguredBroker(directory: directory, port: port, tls: tls, process: process)

@@ -36,9 +36,9 @@ func within<T: Sendable>(_ seconds: Double, _ what: String, _ body: @escaping @S
 }
 
 /// Waits until `condition` holds, checking every 20 ms; throws after `seconds` of checks. What is
-/// counted is the checks made, not the wall clock: while the suite's blocking tests hold the
-/// concurrency pool's threads (two here, and in the whole suite for over a minute), neither this
-/// task nor a task it waits for runs, and that time is not held against what it waits for.
+/// counted is the checks made, not the wall clock: while synchronous helpers (a condition's psql,
+/// `PipelineHarness.ctl`) hold the concurrency pool's threads, two here, neither this task nor a
+/// task it waits for runs, and that time is not held against what it waits for.
 func eventually(_ seconds: Double, _ what: String, _ condition: () -> Bool) async throws {
     var checks = Int((seconds / 0.02).rounded(.up))
     while !condition() {

@@ -26,21 +26,46 @@ struct PipelineHarness: Sendable {
         ["PRESENCE_DATABASE_URL": databaseURL, "PRESENCE_BROKER_URL": brokerURL, "PRESENCE_TOPIC_PREFIX": prefix]
     }
 
-    /// Runs `presencectl` to completion.
+    /// Runs `presencectl` to completion. Another thread waits for it, so the awaiting task holds
+    /// none of the concurrency pool's threads, which every test running meanwhile needs.
+    func ctlAsync(_ arguments: String...) async throws -> CommandResult {
+        try await ctlAsync(arguments)
+    }
+
+    func ctlAsync(_ arguments: [String]) async throws -> CommandResult {
+        let child = try startCtl(arguments)
+        return CommandResult(status: await child.wait(), of: child)
+    }
+
+    /// Runs `presencectl` and fails the test setup unless it succeeds.
+    @discardableResult
+    func ctlOKAsync(_ arguments: String...) async throws -> String {
+        try Self.output(of: await ctlAsync(arguments), arguments)
+    }
+
+    /// `ctlAsync`, holding the calling thread until `presencectl` ends: for synchronous code, such as
+    /// `eventually`'s conditions, and the suites that call it so.
     func ctl(_ arguments: String...) throws -> CommandResult {
         try ctl(arguments)
     }
 
     func ctl(_ arguments: [String]) throws -> CommandResult {
-        let child = try ChildProcess.spawn(try PackagePaths.executable("presencectl"), arguments, environment: environment)
-        let status = child.waitBlocking()
-        return CommandResult(status: status, stdout: child.stdout, stderr: child.stderr)
+        let child = try startCtl(arguments)
+        return CommandResult(status: child.waitBlocking(), of: child)
     }
 
-    /// Runs `presencectl` and fails the test setup unless it succeeds.
+    /// `ctlOKAsync`, holding the calling thread until `presencectl` ends.
     @discardableResult
     func ctlOK(_ arguments: String...) throws -> String {
-        let result = try ctl(arguments)
+        try Self.output(of: ctl(arguments), arguments)
+    }
+
+    private func startCtl(_ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess.spawn(try PackagePaths.executable("presencectl"), arguments, environment: environment)
+    }
+
+    /// What `presencectl arguments` printed, or an error unless it succeeded.
+    private static func output(of result: CommandResult, _ arguments: [String]) throws -> String {
         guard result.status == 0 else {
             throw TestSetupError(message: "presencectl \(arguments.joined(separator: " ")) exited \(result.status): \(result.stderr)")
         }
@@ -86,6 +111,13 @@ struct CommandResult: Sendable {
     let status: Int32
     let stdout: String
     let stderr: String
+}
+
+extension CommandResult {
+    /// The result of `child`, which ended with `status`.
+    init(status: Int32, of child: ChildProcess) {
+        self.init(status: status, stdout: child.stdout, stderr: child.stderr)
+    }
 }
 
 /// Subscribes to a filter and keeps every message with its arrival time, for expectations.

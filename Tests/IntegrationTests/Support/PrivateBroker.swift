@@ -54,5 +54,5 @@ struct PrivateBroker: Sendable {
 /// Runs `scripts/servers.sh` with `arguments` and returns what it printed, trimmed.
 func runServersScript(_ arguments: [String]) throws(TestSetupError) -> String {
     let script = PackagePaths.root.appendingPathComponent("scripts/servers.sh").path
-    return try runTool(script, arguments).trimmingCharacters(in: .whitespacesAndNewlines)
+    return try runToolBlocking(script, arguments).trimmingCharacters(in: .whitespacesAndNewlines)
 }

@@ -20,7 +20,7 @@ struct TestServers: Sendable {
         let pid = String(ProcessInfo.processInfo.processIdentifier)
         let output: String
         do {
-            output = try runTool(script, ["start", directory.path, "--owner", pid])
+            output = try runToolBlocking(script, ["start", directory.path, "--owner", pid])
         } catch {
             return .failure(error)
         }
