@@ -113,9 +113,6 @@ extension AggregatorCore {
             progressAt = now
             actions.append(.statistics(statistics(at: now), report: false))
         }
-        if TimeBounds.difference(now, statsAt) >= configuration.statsInterval {
-            statsAt = now
-            actions.append(.statistics(statistics(at: now), report: true))
-        }
+        reportStatistics(at: now, into: &actions)
     }
 }

@@ -311,11 +311,15 @@ public struct AggregatorCore: Sendable {
             showNodes(at: now, into: &actions)
             if configuration.page { actions.append(.statistics(statistics(at: now), report: false)) }
         }
-        if TimeBounds.difference(now, statsAt) >= configuration.statsInterval {
-            statsAt = now
-            actions.append(.statistics(statistics(at: now), report: true))
-        }
+        reportStatistics(at: now, into: &actions)
         return actions
+    }
+
+    /// The counters, reported (logged and published) once `statsInterval` has passed since the last time.
+    mutating func reportStatistics(at now: Int64, into actions: inout [Action]) {
+        guard TimeBounds.difference(now, statsAt) >= configuration.statsInterval else { return }
+        statsAt = now
+        actions.append(.statistics(statistics(at: now), report: true))
     }
 
     /// A registry loaded beside the loop is ready: sessions of users, devices or beacons no longer
