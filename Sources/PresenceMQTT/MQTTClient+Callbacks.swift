@@ -154,23 +154,23 @@ extension MQTTClient {
         let payload = message.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []
         let inbound = MQTTMessage(topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain)
         let cost = inbound.queuedSize
+        // Counted before it is handed on: whoever reads the message finds it counted.
+        state.withLock { $0.statistics.received += 1 }
         // A handler keeps its own queue and counts what it drops; only the client's inbox is counted here.
         if let handler = configuration.onMessage {
             handler(inbound)
-            state.withLock { $0.statistics.received += 1 }
             return
         }
         let kept = inboxGauge.reserve(cost)
         if kept, case .dropped = inbox.yield(inbound) { inboxGauge.release(cost) }
-        let dropped = state.withLock { state -> Int? in
-            state.statistics.received += 1
-            guard !kept else { return nil }
+        guard !kept else { return }
+        let dropped = state.withLock { state -> Int in
             state.statistics.droppedInbound += 1
             state.statistics.droppedInboundBytes += cost
             return state.statistics.droppedInbound
         }
         // Logged at the 1st, 10th, 100th... drop: a flood cannot flood the log.
-        if let dropped, Self.isPowerOfTen(dropped) {
+        if Self.isPowerOfTen(dropped) {
             logger.warning("no room for inbound messages; dropping them", metadata: [
                 "dropped": "\(dropped)",
             ])
