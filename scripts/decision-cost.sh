@@ -32,6 +32,6 @@ for round in $(seq "$rounds"); do
         done
     done
 done
-echo "| round | decision | scenario | offered /s | read | aggregator CPU | CPU-s per 1k | peak RSS | decision→publish p50 / worst p99 | first enters p50 / p95 / all | move p50 / max | crowd enters published / stored | crowd exits published / stored | broker CPU | bench CPU, lag | stop | takeover |"
-echo "|---|---|---|---:|---:|---:|---:|---:|---|---|---|---|---|---:|---|---|---|"
+echo "| round | decision | scenario | offered /s | read | aggregator CPU | CPU-s per 1k | peak RSS | RSS at end | decision→publish p50 / worst p99 | first enters p50 / p95 / all | move p50 / max | crowd enters published / stored (first to last) | crowd exits published / stored | broker CPU | bench CPU, lag | stop | takeover |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|---|---|---|---|---|---:|---|---|---|"
 printf '%s\n' "${rows[@]}"

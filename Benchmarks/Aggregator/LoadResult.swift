@@ -34,9 +34,10 @@ struct LoadResult {
     var takeoverSeconds: Double?
 
     /// The crowd's figures, s: enters after the crowd appeared, exits after they fell due (last
-    /// sighting + 15 s).
+    /// sighting + 15 s); and how long the 5,000 enters took to come out, from the first to the last.
     struct Crowd {
         var entersPublished: Double?
+        var entersSpread: Double?
         var entersStored: Double?
         var exitsPublished: Double?
         var exitsStored: Double?
@@ -69,13 +70,14 @@ struct LoadResult {
         func seconds(_ time: Int64?, after origin: Int64) -> Double? { time.map { Double($0 - origin) / 1000 } }
         crowd = Crowd(
             entersPublished: enters.count >= LoadScenario.crowdSize ? seconds(enters.map(\.received).max(), after: appeared) : nil,
+            entersSpread: enters.count >= LoadScenario.crowdSize ? enters.map(\.received).min().flatMap { seconds(enters.map(\.received).max(), after: $0) } : nil,
             entersStored: seconds(stored?.allOpen, after: appeared),
             exitsPublished: exits.count >= LoadScenario.crowdSize ? seconds(exits.map(\.received).max(), after: due) : nil,
             exitsStored: seconds(stored?.allClosed, after: due))
     }
 
     static let header = """
-        | scenario | offered /s | read | aggregator CPU | CPU-s per 1k | peak RSS | RSS at end | decision→publish p50 / worst p99 | first enters p50 / p95 / all | move p50 / max | crowd enters published / stored | crowd exits published / stored | broker CPU | bench CPU, lag | stop | takeover |
+        | scenario | offered /s | read | aggregator CPU | CPU-s per 1k | peak RSS | RSS at end | decision→publish p50 / worst p99 | first enters p50 / p95 / all | move p50 / max | crowd enters published / stored (first to last) | crowd exits published / stored | broker CPU | bench CPU, lag | stop | takeover |
         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|
         """
 
@@ -86,7 +88,7 @@ struct LoadResult {
         let movesDone = moves.compactMap { $0 }.sorted()
         let missed = moves.count - movesDone.count
         let move = movesDone.isEmpty ? "none" : "\(Self.format(movesDone[movesDone.count / 2])) / \(Self.format(movesDone.last))\(missed > 0 ? " (\(missed) missed)" : "")"
-        let crowdEnters = crowd.map { "\(Self.format($0.entersPublished)) / \(Self.format($0.entersStored))" } ?? "–"
+        let crowdEnters = crowd.map { "\(Self.format($0.entersPublished)) / \(Self.format($0.entersStored)) (\(Self.format($0.entersSpread)))" } ?? "–"
         let crowdExits = crowd.map { "\(Self.format($0.exitsPublished)) / \(Self.format($0.exitsStored))" } ?? "–"
         return "| \(scenario.title) | \(Int(offered.rounded())) | \(readShare.isNaN ? "–" : String(format: "%.1f %%", readShare * 100)) | "
             + "\(String(format: "%.0f %%", cpuShare * 100)) | \(String(format: "%.4f", cpuPerThousand)) | \(String(format: "%.0f MiB", peakMiB)) | \(String(format: "%.0f MiB", residentAtEndMiB)) | "

@@ -13,12 +13,32 @@ import PresenceCore
 /// (everyone present); each step is printed per device. Last, the free memory malloc keeps (blocks
 /// freed since the enter wave, which the resident figure counts) is given back with `malloc_trim`,
 /// and what that returned is printed apart.
+///
+/// The CPU time the core's own calls take (its thread's, the batches' encoding left out) is
+/// printed too, per 1,000 sightings: with `--ticks`, the core is ticked every 100 ms of the batches'
+/// time, as the live loop ticks it, so that what a tick costs with this many people counts.
+/// `--set KEY=VALUE` changes an engine figure (`--set decide=dwell`).
 enum MemoryBenchmark {
     static func main(_ arguments: [String]) {
         if arguments.contains("--help") {
-            print("presence-bench memory [--devices N] [--nodes N] [--seconds S] [--page] [--zones]   (defaults 100000 devices, 50 nodes, 20 s)")
+            print("presence-bench memory [--devices N] [--nodes N] [--seconds S] [--page] [--zones] [--ticks] [--set KEY=VALUE]...   (defaults 100000 devices, 50 nodes, 20 s)")
             return
         }
+        let pipeline: PresencePipeline.Configuration
+        do throws(ValueError) {
+            var overrides: [(key: String, value: String)] = []
+            for (index, argument) in arguments.enumerated() where argument == "--set" && index + 1 < arguments.count {
+                guard let equals = arguments[index + 1].firstIndex(of: "="), equals != arguments[index + 1].startIndex else {
+                    throw ValueError("--set '\(arguments[index + 1])' is not valid: expected KEY=VALUE, such as decide=dwell")
+                }
+                overrides.append((String(arguments[index + 1][..<equals]), String(arguments[index + 1][arguments[index + 1].index(after: equals)...])))
+            }
+            pipeline = try EngineSettings.configuration(overrides)
+        } catch {
+            warn(error.message)
+            exit(64)
+        }
+        let ticks = arguments.contains("--ticks") ? 10 : 1
         let devices = benchArgument(arguments, "--devices").flatMap { Int($0) }.map { max(1, $0) } ?? 100_000
         let nodes = benchArgument(arguments, "--nodes").flatMap { Int($0) }.map { max(3, $0) } ?? 50
         let seconds = benchArgument(arguments, "--seconds").flatMap { Int($0) }.map { max(5, $0) } ?? 20
@@ -28,6 +48,7 @@ enum MemoryBenchmark {
         let registry = venue(devices: devices, nodes: nodes, zones: arguments.contains("--zones"))
         let withRegistry = residentBytes()
         var configuration = AggregatorCore.Configuration()
+        configuration.pipeline = pipeline
         configuration.catchUp = false
         configuration.page = arguments.contains("--page")
         configuration.health = FleetHealth.Configuration()
@@ -37,6 +58,7 @@ enum MemoryBenchmark {
 
         var enters = 0
         var seq: Int64 = 0
+        var coreCPU: Int64 = 0
         for second in 0 ..< Int64(seconds) {
             for node in 0 ..< nodes {
                 // The tags whose three nearest nodes include this one: home node, and the next two.
@@ -52,10 +74,24 @@ enum MemoryBenchmark {
                 seq += 1
                 let batch = SightingBatch(node: "node-\(node)", seq: seq, sent: start + second * 1_000 + 999, sightings: sightings)
                 let payload = batch.encoded()
+                let before = threadCPUNanoseconds()
                 let actions = payload.withUnsafeBytes { core.receive(topic: "presence/v1/sightings/node-\(node)", payload: $0, at: batch.sent + 20) }
+                coreCPU += threadCPUNanoseconds() - before
+                enters += count(actions)
+                // With --ticks, the tenth of the second this node's batch closes is ticked.
+                if ticks > 1, (node + 1) * ticks / nodes != node * ticks / nodes {
+                    let before = threadCPUNanoseconds()
+                    let actions = core.tick(at: start + second * 1_000 + Int64((node + 1) * ticks / nodes) * 1_000 / Int64(ticks) + 20)
+                    coreCPU += threadCPUNanoseconds() - before
+                    enters += count(actions)
+                }
+            }
+            if ticks == 1 {
+                let before = threadCPUNanoseconds()
+                let actions = core.tick(at: start + second * 1_000 + 1_020)
+                coreCPU += threadCPUNanoseconds() - before
                 enters += count(actions)
             }
-            enters += count(core.tick(at: start + second * 1_000 + 1_020))
         }
         let present = (0 ..< nodes).reduce(0) { $0 + core.board.count(at: "booth-\($1)") }
         let withEveryone = residentBytes()
@@ -67,6 +103,9 @@ enum MemoryBenchmark {
             return value >= 1_024 ? String(format: "%.2f KiB", value / 1_024) : String(format: "%.0f B", value)
         }
         print("\(devices) devices, \(nodes) nodes, \(seconds) s: \(enters) enters, \(present) present, \(core.pipeline.counters.observations) sightings")
+        let sightings = core.pipeline.counters.observations
+        let perThousand = String(format: "%.2f s, %.4f", Double(coreCPU) / 1e9, Double(coreCPU) / 1e9 / Double(max(1, sightings)) * 1_000)
+        print("core CPU: \(perThousand) CPU-s per 1,000 sightings (--decide \(pipeline.engine.decision), \(ticks) tick\(ticks == 1 ? "" : "s") a second)")
         print("| step | resident | per device |")
         print("|---|---:|---:|")
         print("| registry | \(megabytes(withRegistry - base)) | \(perDevice(withRegistry - base)) |")
@@ -101,6 +140,13 @@ enum MemoryBenchmark {
         var enters = 0
         for case .record(.decided(let decided)) in actions { enters += decided.events.filter { $0.kind == .enter }.count }
         return enters
+    }
+
+    /// The CPU time this thread has used, ns.
+    static func threadCPUNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
     /// Resident memory now (`VmRSS`), bytes: what the issue's figures count, freed blocks malloc
