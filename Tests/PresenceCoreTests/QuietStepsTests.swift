@@ -30,6 +30,28 @@ import Testing
         #expect(afterLong == afterShort, "five minutes of silence cost \(afterLong) steps, one minute \(afterShort)")
     }
 
+    /// alice heard at booth a by one node every 500 ms, at 100 ms into each step, while the engine
+    /// is ticked every 100 ms: the look her observation asks for is the one her step's end asks
+    /// for anyway, so she is looked at once a step, not twice (about 240 times here); her enter and
+    /// her move are still decided.
+    @Test func aUserHeardOnceAStepIsLookedAtOnceAStep() {
+        var drive = Drive { $0.decision = .hmm }
+        var steps = 0
+        for step in Int64(0) ..< 120 {
+            for time in stride(from: step * 500, to: step * 500 + 500, by: 100) {
+                if time % 500 == 100 {
+                    drive.hear(step < 60 ? "a" : "b", rssi: -60, at: time)
+                } else {
+                    drive.tick(to: time)
+                }
+            }
+            steps += 1
+        }
+        #expect(drive.events.map { "\($0.kind.rawValue) \($0.beacon)" } == ["enter a", "exit a", "enter b"], "\(drive.summary)")
+        let looks = drive.engine.statistics.looks
+        #expect(looks <= steps + steps / 10, "\(looks) looks in \(steps) steps")
+    }
+
     @Test func aUserHeardAgainAfterSilenceIsCaughtUpAndStillDecided() {
         var drive = Drive {
             $0.decision = .hmm

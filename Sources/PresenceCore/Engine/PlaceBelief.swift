@@ -73,7 +73,9 @@ struct PlaceBelief: Sendable {
     /// once and the user needs no look until they are heard or time out: nothing heard in the open
     /// step or in the window (a step of nothing does not change how the window's steps are
     /// smoothed; it only spreads the belief, which makes no place more certain), and the user's
-    /// last enter or exit (`since`), before which no step counts, older than the window.
+    /// last enter or exit (`since`), before which no step counts, older than the window. Inlined,
+    /// so that asking a belief in its box reads the few fields it needs rather than copying it.
+    @inline(__always)
     func isQuiet(since: Int64?, heardInOpenStep: Bool) -> Bool {
         let windowStart = openStep - Int64(window)
         guard !heardInOpenStep, lastHeardStep < windowStart, isFull || lastHeardStep == .min else { return false }
@@ -82,7 +84,9 @@ struct PlaceBelief: Sendable {
     }
 
     /// Whether the window holds as many steps as the lag asks for.
-    var isFull: Bool { evidence.count == window }
+    var isFull: Bool {
+        @inline(__always) get { evidence.count == window }
+    }
 
     /// How many steps the window holds.
     var count: Int { evidence.count }

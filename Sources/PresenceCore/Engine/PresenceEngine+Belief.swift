@@ -70,7 +70,7 @@ extension PresenceEngine {
         swap(&fit, &layoutFit)
         defer { swap(&fit, &layoutFit) }
         fit.begin()
-        forEachReading(track, here: here, at: end) { links, index, figure in
+        forEachReading(track.links, here: here, at: end) { links, index, figure in
             let readings = links[index].stepReadings
             if readings > 0 { heard = true }
             let mean = signal && readings > 0 ? Double(links[index].stepLoss) / Double(readings) : nil
@@ -92,7 +92,7 @@ extension PresenceEngine {
         // at none, nothing against it. Someone arriving is heard by the nodes in turn, as each
         // reports, and a node not yet heard from is not one that does not hear them: the first
         // to report would otherwise win the enter.
-        let pastLikelihood = track.presence == nil ? 1 : stepModel.far
+        let pastLikelihood = track.isPresent ? stepModel.far : 1
         var loss = SIMD8<Double>(repeating: .infinity)
         for place in places {
             let slot = belief.claimSlot(for: place.place, keep: hereNumber, pastLikelihood: pastLikelihood, stay: stay)
@@ -118,7 +118,7 @@ extension PresenceEngine {
         }
         if heard, layout, fit.isUsable { weighLayout(&likelihoods, &fit, belief, hold: hold) }
         belief.close(likelihoods, firstReading: places.reduce(Int64.max) { min($0, $1.first) }, stay: stay)
-        decide(&track, belief, stay: stay, at: end, events: &events)
+        decide(&track, belief, here: hereNumber, stay: stay, at: end, events: &events)
     }
 
     /// Weighs each place's likelihood by how much worse the step's readings fit the layout were the
@@ -169,9 +169,10 @@ extension PresenceEngine {
     /// leading. An enter looks back at most 2 s (it comes within 3 s of steady reception) and
     /// needs the place more likely than "away"; someone all but certainly near some place over
     /// those 2 s, with none settled, enters the one leading now. With no enter dwell
-    /// (`--enter-dwell 0s`), the place the newest step's readings name enters at once.
-    private mutating func decide(_ track: inout UserTrack, _ belief: PlaceBelief, stay: Float, at end: Int64, events: inout [PresenceEvent]) {
-        guard !nothingToDecide(track, belief) else { return }
+    /// (`--enter-dwell 0s`), the place the newest step's readings name enters at once. `here` is
+    /// the number of the user's place (`PlaceNumbers`; 0: at none).
+    private mutating func decide(_ track: inout UserTrack, _ belief: PlaceBelief, here: Int32, stay: Float, at end: Int64, events: inout [PresenceEvent]) {
+        guard !nothingToDecide(track, belief, here: here) else { return }
         var smoothed: [PlaceBelief.Vector] = []
         swap(&smoothed, &smoothedWindow)
         defer { swap(&smoothed, &smoothedWindow) }
@@ -273,13 +274,13 @@ extension PresenceEngine {
     /// "away", or the places together all but certain, which they cannot be while "away" leads
     /// (with no enter dwell, any step that heard a place). A lead counts when it is clear by more
     /// than rounding.
-    private func nothingToDecide(_ track: UserTrack, _ belief: PlaceBelief) -> Bool {
+    private func nothingToDecide(_ track: UserTrack, _ belief: PlaceBelief, here: Int32) -> Bool {
         let latest = belief.latest
         let clear: Float = 1.0001
         var leader = 0
-        if track.presence == nil, configuration.enterDwell == 0, belief.count > 0, belief.likeliestPlace(at: belief.count - 1) != nil { return false }
-        if let presence = track.presence {
-            guard let current = belief.slot(of: placeNumbers.existing(presence.beacon)), 1 - latest[0] >= 1e-5 else { return false }
+        if !track.isPresent, configuration.enterDwell == 0, belief.count > 0, belief.likeliestPlace(at: belief.count - 1) != nil { return false }
+        if track.isPresent {
+            guard let current = belief.slot(of: here), 1 - latest[0] >= 1e-5 else { return false }
             leader = current
         }
         for slot in 1 ..< PlaceBelief.slots where slot != leader && belief.active[slot] > 0 && latest[slot] * clear >= latest[leader] {
@@ -292,7 +293,7 @@ extension PresenceEngine {
     /// ties as in `nearest`).
     private func bestReading(of place: Int32, _ track: UserTrack, at time: Int64) -> Score? {
         var best: Score?
-        forEachReading(track, here: track.presence?.beacon, at: time) { links, index, figure in
+        forEachReading(track.links, here: track.presence?.beacon, at: time) { links, index, figure in
             if links[index].place == place, nearer(figure, index, than: best, in: links) {
                 best = Score(beacon: links[index].beacon, pathLoss: figure, link: index)
             }

@@ -81,7 +81,7 @@ extension PresenceEngine {
         var elsewhere: Score?
         var quickest: (beacon: String, pathLoss: Double)?
         let here = track.presence?.beacon
-        forEachReading(track, here: here, at: time) { links, index, pathLoss in
+        forEachReading(track.links, here: here, at: time) { links, index, pathLoss in
             if nearer(pathLoss, index, than: overall, in: links) { overall = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index) }
             if links[index].beacon == here {
                 if nearer(pathLoss, index, than: current, in: links) { current = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index) }
@@ -100,9 +100,9 @@ extension PresenceEngine {
     /// score from the estimated position): qualifying and fresh, or, at the user's beacon `here`,
     /// held while its node is suspected down.
     @inline(__always)
-    func forEachReading(_ track: UserTrack, here: String?, at time: Int64, _ body: (UnsafeBufferPointer<Link>, Int, Double) -> Void) {
-        let position = configuration.choice == .position ? estimatedPosition(track, at: time) : nil
-        track.links.withUnsafeBufferPointer { links in
+    func forEachReading(_ links: [Link], here: String?, at time: Int64, _ body: (UnsafeBufferPointer<Link>, Int, Double) -> Void) {
+        let position = configuration.choice == .position ? estimatedPosition(links, at: time) : nil
+        links.withUnsafeBufferPointer { links in
             for index in links.indices where qualifies(links[index]) {
                 guard isFresh(links[index], at: time)
                     || (links[index].beacon == here && isSuspect(links[index].node, since: links[index].smoother.lastTime, at: time)) else {
@@ -116,9 +116,9 @@ extension PresenceEngine {
     /// Where the user is, from the fresh readings whose fixed end has coordinates; with
     /// `requireAll`, only when every fresh reading has them (else the choice of beacon falls back
     /// to the signal).
-    func estimatedPosition(_ track: UserTrack, at time: Int64, requireAll: Bool = true) -> Position? {
+    func estimatedPosition(_ links: [Link], at time: Int64, requireAll: Bool = true) -> Position? {
         var anchors: [PositionEstimator.Anchor] = []
-        for link in track.links where isFresh(link, at: time) {
+        for link in links where isFresh(link, at: time) {
             guard let anchor = link.observed.anchor else {
                 if requireAll { return nil }
                 continue
@@ -222,7 +222,7 @@ extension PresenceEngine {
             return (nearest, PlacePolicies.MoveRule(margin: configuration.switchMargin, dwell: configuration.switchDwell, isJump: false))
         }
         var best: (Score, PlacePolicies.MoveRule)?
-        for score in beaconScores(track, here: here, at: time) where score.beacon != here {
+        for score in beaconScores(track.links, here: here, at: time) where score.beacon != here {
             let rule = places.moveRule(from: here, to: score.beacon, configuration: configuration)
             guard score.pathLoss + rule.margin <= current, best.map({ score.pathLoss < $0.0.pathLoss }) ?? true else { continue }
             best = (score, rule)

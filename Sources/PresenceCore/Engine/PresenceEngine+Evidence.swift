@@ -20,7 +20,7 @@ extension PresenceEngine {
                 winner = index
             }
         }
-        let scores = beaconScores(track, here: presence.beacon, at: time)
+        let scores = beaconScores(track.links, here: presence.beacon, at: time)
         if let winner, let score = scores.first(where: { $0.beacon == track.evidence[winner].beacon }) {
             let evidence = track.evidence[winner]
             let at = moveDate(track, to: evidence.beacon, leadingSince: evidence.since, from: presence)
@@ -61,9 +61,9 @@ extension PresenceEngine {
 
     /// Each beacon's nearest reading that counts (`forEachReading`), sorted by beacon key; ties
     /// as in `nearest`.
-    func beaconScores(_ track: UserTrack, here: String, at time: Int64) -> [Score] {
+    func beaconScores(_ links: [Link], here: String, at time: Int64) -> [Score] {
         var scores: [Score] = []
-        forEachReading(track, here: here, at: time) { links, index, pathLoss in
+        forEachReading(links, here: here, at: time) { links, index, pathLoss in
             if let existing = scores.firstIndex(where: { $0.beacon == links[index].beacon }) {
                 if nearer(pathLoss, index, than: scores[existing], in: links) {
                     scores[existing] = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index)

@@ -10,9 +10,11 @@ extension PresenceEngine {
         putTrack(&track, index)
     }
 
-    /// The registry holds `count` users: no more tracks are expected at once.
+    /// The registry holds `count` users: no more tracks are expected at once, and the cache of
+    /// their slots grows to hold a device each (about one a user) without many sharing an entry.
     public mutating func setRegisteredUsers(_ count: Int) {
         registeredUsers = count
+        slotCache.size(forDevices: count)
     }
 
     /// Takes the beacons' own settings and neighbours; every track is looked at again on the

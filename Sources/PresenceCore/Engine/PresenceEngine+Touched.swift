@@ -5,8 +5,11 @@ extension PresenceEngine {
     /// touched one only.
     public func positions(touchedAfter mark: UInt64) -> [(user: String, position: Position)] {
         var result: [(user: String, position: Position)] = []
-        for index in tracks.indices where tracks[index].touched > mark && tracks[index].isPresent && !tracks[index].isFree {
-            if let position = estimatedPosition(tracks[index], at: now, requireAll: false) { result.append((tracks[index].user, position)) }
+        // Through the buffer: a track read through the array's subscript is copied whole.
+        tracks.withUnsafeBufferPointer { tracks in
+            for index in tracks.indices where tracks[index].touched > mark && tracks[index].isPresent && !tracks[index].isFree {
+                if let position = estimatedPosition(tracks[index].links, at: now, requireAll: false) { result.append((tracks[index].user, position)) }
+            }
         }
         return result
     }
@@ -16,13 +19,15 @@ extension PresenceEngine {
     /// (as an enter reports them). Users with no fresh reading of their beacon are left out.
     public func rangings(touchedAfter mark: UInt64) -> [(user: String, ranging: Ranging)] {
         var result: [(user: String, ranging: Ranging)] = []
-        for index in tracks.indices where tracks[index].touched > mark && !tracks[index].isFree {
-            guard let beacon = tracks[index].presence?.beacon,
-                  let score = beaconScores(tracks[index], here: beacon, at: now).first(where: { $0.beacon == beacon }) else { continue }
-            let link = tracks[index].links[score.link]
-            let distance = configuration.distance(pathLoss: score.pathLoss)
-            result.append((tracks[index].user, Ranging(rssi: link.smoother.value, distance: distance,
-                                                       proximity: link.txKnown ? Proximity(distance: distance) : .unknown)))
+        tracks.withUnsafeBufferPointer { tracks in
+            for index in tracks.indices where tracks[index].touched > mark && !tracks[index].isFree {
+                guard let beacon = tracks[index].presence?.beacon,
+                      let score = beaconScores(tracks[index].links, here: beacon, at: now).first(where: { $0.beacon == beacon }) else { continue }
+                let link = tracks[index].links[score.link]
+                let distance = configuration.distance(pathLoss: score.pathLoss)
+                result.append((tracks[index].user, Ranging(rssi: link.smoother.value, distance: distance,
+                                                           proximity: link.txKnown ? Proximity(distance: distance) : .unknown)))
+            }
         }
         return result
     }
@@ -33,14 +38,17 @@ extension PresenceEngine {
     /// `mark` whose last sighting moved at all, since it may be their last, which dates their exit
     /// (after a restart too). Marks what it returns as taken.
     public mutating func takeLastSeen(touchedAfter mark: UInt64, resolution: Int64) -> [(user: String, time: Int64)] {
-        var taken: [(user: String, time: Int64)] = []
-        for index in tracks.indices where !tracks[index].isFree {
-            guard let lastSeen = tracks[index].presence?.lastSeen, lastSeen != tracks[index].lastSeenTaken else { continue }
-            let quiet = tracks[index].touched <= mark
-            guard quiet || resolution == 0 || lastSeen >= TimeBounds.sum(tracks[index].lastSeenTaken, resolution) else { continue }
-            tracks[index].lastSeenTaken = lastSeen
-            taken.append((tracks[index].user, lastSeen))
+        var taken: [(slot: Int, user: String, time: Int64)] = []
+        // Read through an immutable buffer, then marked: a track read through a mutable one is copied whole.
+        tracks.withUnsafeBufferPointer { tracks in
+            for index in tracks.indices where !tracks[index].user.isEmpty {
+                guard let lastSeen = tracks[index].presence?.lastSeen, lastSeen != tracks[index].lastSeenTaken else { continue }
+                let quiet = tracks[index].touched <= mark
+                guard quiet || resolution == 0 || lastSeen >= TimeBounds.sum(tracks[index].lastSeenTaken, resolution) else { continue }
+                taken.append((index, tracks[index].user, lastSeen))
+            }
         }
-        return taken
+        for entry in taken { tracks[entry.slot].lastSeenTaken = entry.time }
+        return taken.map { ($0.user, $0.time) }
     }
 }

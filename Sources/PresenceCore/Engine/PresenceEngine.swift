@@ -59,6 +59,8 @@ public struct PresenceEngine: Sendable {
         /// Steps of the `hmm` decision closed one by one: its cost, which follows what is heard
         /// (steps in which nothing was heard, once they can decide nothing, pass at once).
         public var steps = 0
+        /// Times a track was looked at (`advance`): after observations, and when its deadline came.
+        public var looks = 0
     }
 
     public init(configuration: EngineConfiguration = EngineConfiguration(), now: Int64 = 0) {
@@ -100,6 +102,7 @@ public struct PresenceEngine: Sendable {
             lookQueue.sort()
             for index in lookQueue {
                 queuedForLook[index] = false
+                if waitsForItsStep(index) { continue }
                 look(at: index, events: &events)
             }
             lookQueue.removeAll(keepingCapacity: true)
@@ -111,6 +114,7 @@ public struct PresenceEngine: Sendable {
     /// Decides for the track in `index` at `now` (its timeout, then its place), drops readings
     /// that no longer count, and sets when it next needs a look; frees the slot of an idle track.
     private mutating func look(at index: Int, events: inout [PresenceEvent]) {
+        statistics.looks += 1
         var track = takeTrack(index)
         expireIfDue(&track, at: now, events: &events)
         decide(&track, at: now, events: &events)
@@ -126,6 +130,20 @@ public struct PresenceEngine: Sendable {
             deadlines.set(index, deadline(of: track))
         }
         putTrack(&track, index)
+    }
+
+    /// Whether the track in `index`, which took an observation, can go without a look now: under
+    /// the `hmm` decision an observation decides nothing until its step closes, and the track's
+    /// next look, not yet due, already comes by the end of the open step. A look now would change
+    /// nothing: no step closes before that end, its timeout and stale readings are no nearer than
+    /// that look (an observation only moves them later), and the deadline it would set is no
+    /// earlier. A user heard once a step is then looked at once a step, not twice.
+    private func waitsForItsStep(_ index: Int) -> Bool {
+        guard configuration.decision == .hmm, let deadline = deadlines.deadline(of: index), deadline > now else { return false }
+        return tracks.withUnsafeBufferPointer { tracks in
+            guard let openStep = tracks[index].beliefOpenStep else { return false }
+            return deadline <= TimeBounds.sum(openStep * PlaceBelief.step, PlaceBelief.step)
+        }
     }
 
     /// The earliest time at which `advance` could decide anything new: the next pending
@@ -177,7 +195,7 @@ public struct PresenceEngine: Sendable {
     /// Where `user` is estimated to be, from the fresh readings whose node (or heard beacon) has
     /// coordinates; nil when none has.
     public func position(of user: String) -> Position? {
-        trackIndex[user].flatMap { estimatedPosition(tracks[$0], at: now, requireAll: false) }
+        trackIndex[user].flatMap { estimatedPosition(tracks[$0].links, at: now, requireAll: false) }
     }
 
     /// The track of the user `link` belongs to, created when first needed.

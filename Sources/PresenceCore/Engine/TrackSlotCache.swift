@@ -9,21 +9,32 @@ struct TrackSlotCache: Sendable {
         let slot: Int
     }
 
-    private static let bits = 12
-    private var entries = [Entry?](repeating: nil, count: 1 << bits)
+    /// 2^bits entries: at least twice as many as the registered devices, so that a venue's
+    /// devices rarely share one (`size(forDevices:)`).
+    private var bits = 12
+    private var entries = [Entry?](repeating: nil, count: 1 << 12)
+
+    /// Grows the cache to at least twice `devices` entries (it never shrinks); what it remembered is forgotten.
+    mutating func size(forDevices devices: Int) {
+        var wanted = bits
+        while wanted < 24, 1 << wanted < 2 * devices { wanted += 1 }
+        guard wanted > bits else { return }
+        bits = wanted
+        entries = [Entry?](repeating: nil, count: 1 << bits)
+    }
 
     /// The slot last remembered for `device`, if its entry was not taken by another device since.
     func slot(for device: ObservedDevice) -> Int? {
-        guard let entry = entries[Self.position(of: device)], entry.device === device else { return nil }
+        guard let entry = entries[position(of: device)], entry.device === device else { return nil }
         return entry.slot
     }
 
     mutating func remember(_ device: ObservedDevice, slot: Int) {
-        entries[Self.position(of: device)] = Entry(device: device, slot: slot)
+        entries[position(of: device)] = Entry(device: device, slot: slot)
     }
 
     /// Fibonacci hashing of the device's address: its top bits pick the entry.
-    private static func position(of device: ObservedDevice) -> Int {
+    private func position(of device: ObservedDevice) -> Int {
         let address = UInt64(UInt(bitPattern: ObjectIdentifier(device)))
         return Int(truncatingIfNeeded: (address &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - bits))
     }
