@@ -9,15 +9,15 @@ struct TrackSlotCache: Sendable {
         let slot: Int
     }
 
-    /// 2^bits entries: at least twice as many as the registered devices, so that a venue's
-    /// devices rarely share one (`size(forDevices:)`).
+    /// 2^bits entries: at least as many as the registered devices (`size(forDevices:)`), 16 bytes
+    /// each; at 100,000 devices about 70 % of them keep an entry of their own (4 % with 4,096).
     private var bits = 12
     private var entries = [Entry?](repeating: nil, count: 1 << 12)
 
-    /// Grows the cache to at least twice `devices` entries (it never shrinks); what it remembered is forgotten.
+    /// Grows the cache to at least `devices` entries (it never shrinks); what it remembered is forgotten.
     mutating func size(forDevices devices: Int) {
         var wanted = bits
-        while wanted < 24, 1 << wanted < 2 * devices { wanted += 1 }
+        while wanted < 24, 1 << wanted < devices { wanted += 1 }
         guard wanted > bits else { return }
         bits = wanted
         entries = [Entry?](repeating: nil, count: 1 << bits)
