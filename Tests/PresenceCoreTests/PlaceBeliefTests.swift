@@ -49,6 +49,38 @@ import Testing
         #expect(belief.claimSlot(for: 3, keep: 0, pastLikelihood: 0.01, stay: 0.9) == b, "the free slot is taken again")
     }
 
+    /// A step that changes several slots filters its window once, when it closes: a place given
+    /// up, one taking the freed slot and one taking the least likely place's slot, each with its
+    /// filtering deferred, leave exactly the belief of slots filtered after every change.
+    @Test func slotsChangedWithTheirFilteringDeferredCloseToTheSameBelief() {
+        func run(deferring: Bool) -> PlaceBelief {
+            var belief = PlaceBelief(at: 0, lagSteps: 6)
+            for place in Int32(1) ... 7 { _ = belief.claimSlot(for: place, keep: 0, pastLikelihood: 0.5, stay: 0.98) }
+            for step in 0 ..< 10 {
+                var likelihoods = PlaceBelief.Vector(repeating: 0.3)
+                likelihoods[1 + step % 7] = 1
+                likelihoods[1] = 0.9
+                belief.close(likelihoods, stay: 0.98)
+            }
+            belief.release(3, stay: 0.98, deferringFilter: deferring)
+            _ = belief.claimSlot(for: 8, keep: 1, pastLikelihood: 0.2, stay: 0.98, deferringFilter: deferring)
+            _ = belief.claimSlot(for: 9, keep: 1, pastLikelihood: 0.2, stay: 0.98, deferringFilter: deferring)
+            var likelihoods = PlaceBelief.Vector(repeating: 0.4)
+            likelihoods[2] = 1
+            belief.close(likelihoods, stay: 0.98)
+            return belief
+        }
+        let eager = run(deferring: false)
+        let deferred = run(deferring: true)
+        #expect(eager.places == deferred.places, "the evicted slot: \(eager.places) against \(deferred.places)")
+        #expect(eager.latest == deferred.latest, "\(eager.latest) against \(deferred.latest)")
+        var smoothedEager: [PlaceBelief.Vector] = []
+        var smoothedDeferred: [PlaceBelief.Vector] = []
+        eager.smooth(stay: 0.98, into: &smoothedEager)
+        deferred.smooth(stay: 0.98, into: &smoothedDeferred)
+        #expect(smoothedEager == smoothedDeferred)
+    }
+
     @Test func placesAreNumberedOnceInTheOrderMet() {
         var numbers = PlaceNumbers()
         #expect(numbers.number(of: "booth-b") == 1)

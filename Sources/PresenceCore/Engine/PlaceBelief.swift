@@ -45,8 +45,12 @@ struct PlaceBelief: Sendable {
     private static let noReading = UInt16.max
     /// Where the ring's oldest step is.
     private var oldest = 0
-    /// The filtered probabilities after the window's last step.
+    /// The filtered probabilities after the window's last step (not current while
+    /// `latestIsStale`).
     private(set) var latest = Vector(1, 0, 0, 0, 0, 0, 0, 0)
+    /// Set when slots changed with their filtering deferred (`claimSlot`, `release`): `latest` is
+    /// worked out again once, when it is next needed, rather than after each change.
+    private var latestIsStale = false
     /// The steps the window holds at most: the lag, and the step being decided.
     let window: Int
     /// The open step, whose readings are still being gathered (time / `step`).
@@ -126,8 +130,10 @@ struct PlaceBelief: Sendable {
 
     /// The slot of the place numbered `place`, given one if it has none: a free slot, or the one
     /// whose place is least likely now (never `keep`'s; 0: none to keep). A new place starts with
-    /// no probability and, for the window's past steps, the likelihood `pastLikelihood`.
-    mutating func claimSlot(for place: Int32, keep: Int32, pastLikelihood: Float, stay: Float) -> Int {
+    /// no probability and, for the window's past steps, the likelihood `pastLikelihood`. With
+    /// `deferringFilter`, `latest` is not current until the next `close` (a step that changes
+    /// several slots filters its window once, not once per change).
+    mutating func claimSlot(for place: Int32, keep: Int32, pastLikelihood: Float, stay: Float, deferringFilter: Bool = false) -> Int {
         if let existing = slot(of: place) { return existing }
         var chosen = -1
         for index in 1 ..< Self.slots where places[index] == 0 {
@@ -135,22 +141,24 @@ struct PlaceBelief: Sendable {
             break
         }
         if chosen < 0 {
+            refilterIfStale(stay: stay)
             var lowest = Float.infinity
             for index in 1 ..< Self.slots where places[index] != keep && latest[index] < lowest {
                 lowest = latest[index]
                 chosen = index
             }
         }
-        release(chosen, stay: stay)
+        release(chosen, stay: stay, deferringFilter: true)
         places[chosen] = place
         active[chosen] = 1
         for step in evidence.indices { evidence[step].set(chosen, pastLikelihood) }
-        latest = filter(stay: stay)
+        refilter(stay: stay, deferring: deferringFilter)
         return chosen
     }
 
-    /// Gives a slot back: its probability goes to the others, in proportion.
-    mutating func release(_ slot: Int, stay: Float) {
+    /// Gives a slot back: its probability goes to the others, in proportion. With
+    /// `deferringFilter`, as for `claimSlot`.
+    mutating func release(_ slot: Int, stay: Float, deferringFilter: Bool = false) {
         guard slot > 0 else { return }
         places[slot] = 0
         sightings[slot] = 0
@@ -159,7 +167,21 @@ struct PlaceBelief: Sendable {
         origin[slot] = 0
         origin = Self.normalised(origin, active)
         for step in evidence.indices { evidence[step].set(slot, 0) }
-        latest = filter(stay: stay)
+        refilter(stay: stay, deferring: deferringFilter)
+    }
+
+    /// Works `latest` out again now, or marks it to be when next needed.
+    private mutating func refilter(stay: Float, deferring: Bool) {
+        if deferring {
+            latestIsStale = true
+        } else {
+            latest = filter(stay: stay)
+            latestIsStale = false
+        }
+    }
+
+    private mutating func refilterIfStale(stay: Float) {
+        if latestIsStale { refilter(stay: stay, deferring: false) }
     }
 
     /// Forgets the sightings (after an exit, an enter needs new ones).
@@ -181,6 +203,7 @@ struct PlaceBelief: Sendable {
     /// of its first reading: it joins the window, whose oldest step leaves it into the filtered
     /// origin when the window is full.
     mutating func close(_ likelihoods: Vector, firstReading: Int64 = .max, stay: Float) {
+        refilterIfStale(stay: stay)
         let packed = PackedLikelihoods(likelihoods * active)
         let offset = firstReading == .max ? Self.noReading : UInt16(min(max(firstReading - openStep * Self.step, 0), Self.step - 1))
         if evidence.count == window {
@@ -212,7 +235,7 @@ struct PlaceBelief: Sendable {
         // the origin and appends another, which leaves the window as it is.
         origin = Self.spread(origin, active, stay: stay, steps: beyond)
         openStep += beyond
-        latest = filter(stay: stay)
+        refilter(stay: stay, deferring: false)
     }
 
     /// `steps` steps of the model at once: with `n` active slots, the transition keeps the

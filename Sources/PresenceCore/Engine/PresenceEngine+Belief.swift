@@ -85,7 +85,7 @@ extension PresenceEngine {
         }
         places.sort { $0.loss != $1.loss ? $0.loss < $1.loss : placeNumbers.name($0.place) < placeNumbers.name($1.place) }
         for slot in 1 ..< PlaceBelief.slots where belief.places[slot] != 0 && belief.places[slot] != hereNumber {
-            if !places.contains(where: { $0.place == belief.places[slot] }) { belief.release(slot, stay: stay) }
+            if !places.contains(where: { $0.place == belief.places[slot] }) { belief.release(slot, stay: stay, deferringFilter: true) }
         }
         // A place new to the belief, for the steps before it was heard: for someone at a place,
         // as if heard far away (a passing reading does not rewrite where they were); for someone
@@ -95,7 +95,7 @@ extension PresenceEngine {
         let pastLikelihood = track.isPresent ? stepModel.far : 1
         var loss = SIMD8<Double>(repeating: .infinity)
         for place in places {
-            let slot = belief.claimSlot(for: place.place, keep: hereNumber, pastLikelihood: pastLikelihood, stay: stay)
+            let slot = belief.claimSlot(for: place.place, keep: hereNumber, pastLikelihood: pastLikelihood, stay: stay, deferringFilter: true)
             loss[slot] = place.loss
             belief.countSightings(slot, place.readings)
             if place.readings > 0 { belief.heard(slot, at: place.first) }
