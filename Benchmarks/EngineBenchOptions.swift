@@ -11,14 +11,6 @@ protocol EngineBenchOptions {
 }
 
 extension EngineBenchOptions {
-    /// `--set`'s value, KEY=VALUE, as an override (split at the first `=`).
-    static func override(_ setting: String) throws(ValueError) -> (key: String, value: String) {
-        guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex else {
-            throw ValueError("--set '\(setting)' is not valid: expected KEY=VALUE, such as switch-margin=6")
-        }
-        return (String(setting[..<equals]), String(setting[setting.index(after: equals)...]))
-    }
-
     /// The options in `arguments` and the pipeline configuration their overrides give, or nil when
     /// help was asked for (the usage is printed). A bad command line exits 64 with one line naming
     /// what was wrong.

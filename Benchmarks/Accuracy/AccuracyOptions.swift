@@ -44,7 +44,7 @@ struct AccuracyOptions: EngineBenchOptions {
                 switch argument {
                 case "--data": options.dataDirectory = value
                 case "--only": options.only.append(value)
-                default: options.overrides.append(try override(value))
+                default: options.overrides.append(try EngineSettings.override(value))
                 }
             default:
                 throw ValueError("argument '\(argument)' is not known: expected --quick, --markdown, --per-run, --data DIR, --part PART, --only TEXT or --set KEY=VALUE")

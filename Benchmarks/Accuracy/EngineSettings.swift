@@ -9,6 +9,14 @@ enum EngineSettings {
         "lag", "stay-probability", "settle-probability", "step-weight", "away-distance", "dead-zone", "hold-margin", "layout-weight",
     ]
 
+    /// `--set`'s value, KEY=VALUE, as an override (split at the first `=`).
+    static func override(_ setting: String) throws(ValueError) -> (key: String, value: String) {
+        guard let equals = setting.firstIndex(of: "="), equals != setting.startIndex else {
+            throw ValueError("--set '\(setting)' is not valid: expected KEY=VALUE, such as switch-margin=6")
+        }
+        return (String(setting[..<equals]), String(setting[setting.index(after: equals)...]))
+    }
+
     /// The default pipeline configuration with `overrides` applied, checked by the engine's own rules.
     static func configuration(_ overrides: [(key: String, value: String)]) throws(ValueError) -> PresencePipeline.Configuration {
         var configuration = PresencePipeline.Configuration()

@@ -28,10 +28,7 @@ enum MemoryBenchmark {
         do throws(ValueError) {
             var overrides: [(key: String, value: String)] = []
             for (index, argument) in arguments.enumerated() where argument == "--set" && index + 1 < arguments.count {
-                guard let equals = arguments[index + 1].firstIndex(of: "="), equals != arguments[index + 1].startIndex else {
-                    throw ValueError("--set '\(arguments[index + 1])' is not valid: expected KEY=VALUE, such as decide=dwell")
-                }
-                overrides.append((String(arguments[index + 1][..<equals]), String(arguments[index + 1][arguments[index + 1].index(after: equals)...])))
+                overrides.append(try EngineSettings.override(arguments[index + 1]))
             }
             pipeline = try EngineSettings.configuration(overrides)
         } catch {

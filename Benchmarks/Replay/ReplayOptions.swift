@@ -47,7 +47,7 @@ struct ReplayOptions: EngineBenchOptions {
             case "--ticks": options.ticks = true
             case "--health": options.health = true
             case "--write": options.write = try value(of: argument)
-            case "--set": options.overrides.append(try override(value(of: argument)))
+            case "--set": options.overrides.append(try EngineSettings.override(value(of: argument)))
             default:
                 throw ValueError("argument '\(argument)' is not known: expected --people N, --minutes M, --runs R, --shards S, --ticks, --health, --write PATH or --set KEY=VALUE")
             }
