@@ -34,6 +34,29 @@ import Testing
         #expect(misfits[best] < 0.1, "a model reading fits almost perfectly: \(misfits[best])")
     }
 
+    /// The misfit of one position against its definition, the median residual as the offset:
+    /// readings of every count from 3 to 30, at random, ties among them, in every order.
+    @Test func theOffsetIsTheMedianResidualWhateverTheReadingsOrder() throws {
+        var random = RandomSource(seed: 35)
+        for trial in 0 ..< 2_000 {
+            var fit = LayoutFit()
+            fit.begin()
+            let count = 3 + trial % 28
+            var residuals: [Double] = []
+            for _ in 0 ..< count {
+                // Whole decibels at a node 1 m away (no distance term), so that ties are common.
+                let loss = Double(random.next() % (trial % 2 == 0 ? 6 : 60))
+                fit.add(node: Coordinates(x: 1, y: 0), loss: loss, place: 1, at: Coordinates(x: 0, y: 0))
+                residuals.append(loss)
+            }
+            let offset = residuals.sorted()[count / 2]
+            let expected = residuals.reduce(0) { $0 + log(1 + (($1 - offset) / LayoutFit.spread) * (($1 - offset) / LayoutFit.spread)) }
+            let found = fit.misfit(of: 1, exponent: 2)
+            let misfit = try #require(found)
+            #expect(abs(misfit - expected) < 1e-9, "\(residuals): \(misfit) against \(expected)")
+        }
+    }
+
     @Test func aBodyInFrontOfOneNodeCostsLittle() throws {
         var clear = Self.fit(userAt: 3)
         var shadowed = Self.fit(userAt: 3, shadowed: 4, blocked: 10)

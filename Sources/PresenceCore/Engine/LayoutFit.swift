@@ -70,8 +70,7 @@ struct LayoutFit: Sendable {
                 residuals.append(reading.loss - 10 * exponent * log10(distance))
             }
             guard residuals.count >= Self.fewestReadings else { continue }
-            Self.sortInPlace(&residuals)
-            let offset = residuals[residuals.count / 2]
+            let offset = Self.select(residuals.count / 2, in: &residuals)
             // Σ log(1 + x²) as the log of a product: one logarithm per position, not one per
             // reading. The product stays below 1e300: it is folded into the sum past 1e200, and
             // a cost past 1e100 (no radio's) goes to the sum alone.
@@ -95,17 +94,38 @@ struct LayoutFit: Sendable {
         return best
     }
 
-    /// An insertion sort: a step's readings are few, and it needs no storage.
-    private static func sortInPlace(_ values: inout [Double]) {
-        guard values.count > 1 else { return }
-        for index in 1 ..< values.count {
-            let value = values[index]
-            var hole = index
-            while hole > 0, values[hole - 1] > value {
-                values[hole] = values[hole - 1]
-                hole -= 1
+    /// The `rank`-th smallest of `values` (0: the least), found by partitioning around a pivot
+    /// and keeping only the side that holds it (quickselect): a step's readings are sorted no
+    /// further than that takes, in place, with no storage. Leaves `values` in another order.
+    private static func select(_ rank: Int, in values: inout [Double]) -> Double {
+        values.withUnsafeMutableBufferPointer { values in
+            var low = 0, high = values.count - 1
+            while low < high {
+                // The median of three as the pivot: readings often come in order of distance.
+                let middle = low + (high - low) / 2
+                if values[middle] < values[low] { values.swapAt(middle, low) }
+                if values[high] < values[low] { values.swapAt(high, low) }
+                if values[high] < values[middle] { values.swapAt(high, middle) }
+                let pivot = values[middle]
+                var left = low, right = high
+                while left <= right {
+                    while values[left] < pivot { left += 1 }
+                    while pivot < values[right] { right -= 1 }
+                    if left <= right {
+                        values.swapAt(left, right)
+                        left += 1
+                        right -= 1
+                    }
+                }
+                if rank <= right {
+                    high = right
+                } else if rank >= left {
+                    low = left
+                } else {
+                    return values[rank]
+                }
             }
-            values[hole] = value
+            return values[rank]
         }
     }
 }
