@@ -18,18 +18,19 @@ struct PackedLikelihoods: Sendable, Equatable {
     /// Each code's likelihood.
     private static let likelihoods: [Float] = (0 ..< 256).map { $0 == 255 ? 0 : expf(-Float($0) / perNat) }
 
+    // Both directions build the vector from its eight lanes at once: setting lanes one by one
+    // stores each through memory and reloads the whole vector, a stall per lane.
     init(_ likelihoods: SIMD8<Float>) {
-        codes = .zero
-        for slot in 0 ..< 8 { codes[slot] = Self.code(likelihoods[slot]) }
+        codes = SIMD8(Self.code(likelihoods[0]), Self.code(likelihoods[1]), Self.code(likelihoods[2]), Self.code(likelihoods[3]),
+                      Self.code(likelihoods[4]), Self.code(likelihoods[5]), Self.code(likelihoods[6]), Self.code(likelihoods[7]))
     }
 
     /// The likelihoods kept.
     var unpacked: SIMD8<Float> {
-        var values = SIMD8<Float>()
         Self.likelihoods.withUnsafeBufferPointer { table in
-            for slot in 0 ..< 8 { values[slot] = table[Int(codes[slot])] }
+            SIMD8(table[Int(codes[0])], table[Int(codes[1])], table[Int(codes[2])], table[Int(codes[3])],
+                  table[Int(codes[4])], table[Int(codes[5])], table[Int(codes[6])], table[Int(codes[7])])
         }
-        return values
     }
 
     /// Sets one slot's likelihood.

@@ -191,12 +191,14 @@ struct PlaceBelief: Sendable {
 
     /// A reading of the slot's place taken at `time`.
     mutating func heard(_ slot: Int, at time: Int64) {
-        if firstHeard[slot] == .min || time < firstHeard[slot] { firstHeard[slot] = time }
+        let first = firstHeard.lane(slot)
+        if first == .min || time < first { firstHeard.setLane(slot, time) }
     }
 
     /// `count` more sightings of the slot's place.
     mutating func countSightings(_ slot: Int, _ count: Int32) {
-        sightings[slot] = sightings[slot].addingReportingOverflow(count).overflow ? .max : sightings[slot] + count
+        let (sum, overflow) = sightings.lane(slot).addingReportingOverflow(count)
+        sightings.setLane(slot, overflow ? .max : sum)
     }
 
     /// Closes the open step with `likelihoods` (one per slot; free slots ignored) and the time

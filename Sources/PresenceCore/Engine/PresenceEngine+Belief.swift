@@ -96,24 +96,24 @@ extension PresenceEngine {
         var loss = SIMD8<Double>(repeating: .infinity)
         for place in places {
             let slot = belief.claimSlot(for: place.place, keep: hereNumber, pastLikelihood: pastLikelihood, stay: stay, deferringFilter: true)
-            loss[slot] = place.loss
+            loss.setLane(slot, place.loss)
             belief.countSightings(slot, place.readings)
             if place.readings > 0 { belief.heard(slot, at: place.first) }
         }
         let hold = belief.slot(of: hereNumber)
         var levels = SIMD8<Double>(repeating: configuration.deadZone)
-        if let hold { levels[hold] += configuration.holdMargin }
+        if let hold { levels.setLane(hold, levels.lane(hold) + configuration.holdMargin) }
         if let here, !self.places.isEmpty { applyPolicies(&loss, &levels, belief, here: here, hold: hold) }
         var likelihoods = PlaceBelief.Vector(repeating: 1)
         if heard {
             let nearest = loss.min()
             let awayLoss = stepModel.awayLoss
             let weight = configuration.stepWeight
-            likelihoods[0] = Float(exp(-weight * min(cap, max(0, awayLoss - nearest))))
+            likelihoods.setLane(0, Float(exp(-weight * min(cap, max(0, awayLoss - nearest)))))
             for slot in 1 ..< PlaceBelief.slots where belief.active[slot] > 0 {
-                let level = levels[slot]
-                let behind = loss[slot] == .infinity ? cap : min(cap, max(0, loss[slot] - nearest - level) + max(0, loss[slot] - awayLoss))
-                likelihoods[slot] = behind == 0 ? 1 : behind == cap ? stepModel.far : Float(exp(-weight * behind))
+                let level = levels.lane(slot), placeLoss = loss.lane(slot)
+                let behind = placeLoss == .infinity ? cap : min(cap, max(0, placeLoss - nearest - level) + max(0, placeLoss - awayLoss))
+                likelihoods.setLane(slot, behind == 0 ? 1 : behind == cap ? stepModel.far : Float(exp(-weight * behind)))
             }
         }
         if heard, layout, fit.isUsable { weighLayout(&likelihoods, &fit, belief, hold: hold) }
@@ -131,13 +131,13 @@ extension PresenceEngine {
     private func weighLayout(_ likelihoods: inout PlaceBelief.Vector, _ fit: inout LayoutFit, _ belief: PlaceBelief, hold: Int?) {
         var misfits = SIMD8<Double>(repeating: .infinity)
         for slot in 1 ..< PlaceBelief.slots where belief.active[slot] > 0 {
-            misfits[slot] = fit.misfit(of: belief.places[slot], exponent: configuration.pathLossExponent) ?? .infinity
+            misfits.setLane(slot, fit.misfit(of: belief.places[slot], exponent: configuration.pathLossExponent) ?? .infinity)
         }
         let own = hold.map { misfits[$0] } ?? .infinity
         let reference = own.isFinite ? own : misfits.min()
         guard reference.isFinite else { return }
         for slot in 1 ..< PlaceBelief.slots where misfits[slot] > reference && misfits[slot].isFinite {
-            likelihoods[slot] *= Float(exp(-configuration.layoutWeight * (misfits[slot] - reference)))
+            likelihoods.setLane(slot, likelihoods.lane(slot) * Float(exp(-configuration.layoutWeight * (misfits[slot] - reference))))
         }
     }
 
@@ -151,10 +151,10 @@ extension PresenceEngine {
             let place = placeNumbers.name(belief.places[slot])
             let extra = max(0, (self.places.policies[place]?.switchMargin ?? configuration.switchMargin) - configuration.switchMargin)
             if slot == hold {
-                levels[slot] += extra
-            } else if loss[slot] != .infinity {
-                loss[slot] += extra
-                if !self.places.areNeighbours(here, place) { loss[slot] += configuration.jumpMargin }
+                levels.setLane(slot, levels.lane(slot) + extra)
+            } else if loss.lane(slot) != .infinity {
+                loss.setLane(slot, loss.lane(slot) + extra)
+                if !self.places.areNeighbours(here, place) { loss.setLane(slot, loss.lane(slot) + configuration.jumpMargin) }
             }
         }
     }
