@@ -49,7 +49,9 @@ extension PresenceEngine {
     private mutating func closeStep(_ track: inout UserTrack, _ belief: inout PlaceBelief, events: inout [PresenceEvent]) {
         let end = TimeBounds.sum(belief.openStep * PlaceBelief.step, PlaceBelief.step)
         let here = track.presence?.beacon
-        let hereNumber = placeNumbers.existing(here)
+        // The number a stream of the user's beacon carries (a few short keys compared), else
+        // the one the beacon's key hashes to.
+        let hereNumber = here.map { here in track.links.first { $0.beacon == here }?.place ?? placeNumbers.existing(here) } ?? 0
         let stay = stepModel.stay
         let cap = configuration.evidenceCap
         // Each place's reading: the mean heard in the step, else the smoothed one (fresh, or
