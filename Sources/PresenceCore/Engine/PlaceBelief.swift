@@ -122,6 +122,7 @@ struct PlaceBelief: Sendable {
     }
 
     /// The slot of the place numbered `place`, if it has one.
+    @inline(__always)
     func slot(of place: Int32) -> Int? {
         guard place != 0 else { return nil }
         for index in 1 ..< Self.slots where places[index] == place { return index }

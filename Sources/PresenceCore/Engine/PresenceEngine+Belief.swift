@@ -118,28 +118,34 @@ extension PresenceEngine {
                 likelihoods.setLane(slot, behind == 0 ? 1 : behind == cap ? stepModel.far : Float(exp(-weight * behind)))
             }
         }
-        if heard, layout, fit.isUsable { weighLayout(&likelihoods, &fit, belief, hold: hold) }
+        if heard, layout, fit.isUsable {
+            Self.weighLayout(&likelihoods, &fit, places: belief.places, active: belief.active, hold: hold,
+                             exponent: configuration.pathLossExponent, weight: configuration.layoutWeight)
+        }
         belief.close(likelihoods, firstReading: places.reduce(Int64.max) { min($0, $1.first) }, stay: stay)
         decide(&track, belief, here: hereNumber, stay: stay, at: end, events: &events)
     }
 
-    /// Weighs each place's likelihood by how much worse the step's readings fit the layout were the
-    /// user there (`LayoutFit`) than at the user's own place `hold` (for someone at no place, or
+    /// Weighs each place's likelihood (the belief's slots: their `places`, those `active`; passed
+    /// alone, as are the settings, so that the call copies neither the belief nor the engine's
+    /// configuration) by how much worse the step's readings fit the
+    /// layout were the user there (`LayoutFit`) than at the user's own place `hold` (for someone at no place, or
     /// whose place has no position, the place that fits best). The layout only holds: it keeps out
     /// a challenger that fits worse and never pushes one that fits better, which the readings of
     /// its own nodes must win as before (a body turned away from half the nodes looks like a step
     /// sideways). A place the layout cannot fit (no position, or too few readings on its floor) is
     /// left as its own nodes put it.
-    private func weighLayout(_ likelihoods: inout PlaceBelief.Vector, _ fit: inout LayoutFit, _ belief: PlaceBelief, hold: Int?) {
+    private static func weighLayout(_ likelihoods: inout PlaceBelief.Vector, _ fit: inout LayoutFit, places: SIMD8<Int32>, active: PlaceBelief.Vector, hold: Int?,
+                                    exponent: Double, weight: Double) {
         var misfits = SIMD8<Double>(repeating: .infinity)
-        for slot in 1 ..< PlaceBelief.slots where belief.active[slot] > 0 {
-            misfits.setLane(slot, fit.misfit(of: belief.places[slot], exponent: configuration.pathLossExponent) ?? .infinity)
+        for slot in 1 ..< PlaceBelief.slots where active[slot] > 0 {
+            misfits.setLane(slot, fit.misfit(of: places[slot], exponent: exponent) ?? .infinity)
         }
         let own = hold.map { misfits[$0] } ?? .infinity
         let reference = own.isFinite ? own : misfits.min()
         guard reference.isFinite else { return }
         for slot in 1 ..< PlaceBelief.slots where misfits[slot] > reference && misfits[slot].isFinite {
-            likelihoods.setLane(slot, likelihoods.lane(slot) * Float(exp(-configuration.layoutWeight * (misfits[slot] - reference))))
+            likelihoods.setLane(slot, likelihoods.lane(slot) * Float(exp(-weight * (misfits[slot] - reference))))
         }
     }
 
@@ -174,7 +180,7 @@ extension PresenceEngine {
     /// (`--enter-dwell 0s`), the place the newest step's readings name enters at once. `here` is
     /// the number of the user's place (`PlaceNumbers`; 0: at none).
     private mutating func decide(_ track: inout UserTrack, _ belief: PlaceBelief, here: Int32, stay: Float, at end: Int64, events: inout [PresenceEvent]) {
-        guard !nothingToDecide(track, belief, here: here) else { return }
+        guard !Self.nothingToDecide(isPresent: track.isPresent, belief, here: here, enterDwell: configuration.enterDwell) else { return }
         var smoothed: [PlaceBelief.Vector] = []
         swap(&smoothed, &smoothedWindow)
         defer { swap(&smoothed, &smoothedWindow) }
@@ -276,12 +282,12 @@ extension PresenceEngine {
     /// "away", or the places together all but certain, which they cannot be while "away" leads
     /// (with no enter dwell, any step that heard a place). A lead counts when it is clear by more
     /// than rounding.
-    private func nothingToDecide(_ track: UserTrack, _ belief: PlaceBelief, here: Int32) -> Bool {
+    private static func nothingToDecide(isPresent: Bool, _ belief: PlaceBelief, here: Int32, enterDwell: Int64) -> Bool {
         let latest = belief.latest
         let clear: Float = 1.0001
         var leader = 0
-        if !track.isPresent, configuration.enterDwell == 0, belief.count > 0, belief.likeliestPlace(at: belief.count - 1) != nil { return false }
-        if track.isPresent {
+        if !isPresent, enterDwell == 0, belief.count > 0, belief.likeliestPlace(at: belief.count - 1) != nil { return false }
+        if isPresent {
             guard let current = belief.slot(of: here), 1 - latest[0] >= 1e-5 else { return false }
             leader = current
         }
