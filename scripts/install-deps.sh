@@ -2,13 +2,13 @@
 # Installs what the project needs and the machine lacks: Debian packages (the C libraries, the
 # servers the tests and the demo start, the headless browser of the page test, rsvg-convert for
 # `presencectl visits --chart FILE.png`, Prometheus and promtool for the alert and dashboard tests,
-# and what scripts/package.sh and scripts/package-test.sh build, check and trace Debian packages
-# with) and the Python packages of the contract check, the schema test and the page test. Safe to
-# run again: it only installs what is missing.
+# valgrind for scripts/instruction-cost.sh, and what scripts/package.sh and scripts/package-test.sh
+# build, check and trace Debian packages with) and the Python packages of the contract check, the
+# schema test and the page test. Safe to run again: it only installs what is missing.
 set -euo pipefail
 
 debs=(curl mosquitto mosquitto-clients libmosquitto-dev postgresql libpq-dev libbluetooth-dev bluez time chromium fonts-dejavu-core librsvg2-bin
-  prometheus dpkg-dev debhelper lintian help2man patchelf strace)
+  prometheus dpkg-dev debhelper lintian help2man patchelf strace valgrind binutils)
 missing=()
 for p in "${debs[@]}"; do
   if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
