@@ -70,7 +70,9 @@ struct LayoutFit: Sendable {
                 residuals.append(reading.loss - 10 * exponent * log10(distance))
             }
             guard residuals.count >= Self.fewestReadings else { continue }
-            let offset = Self.select(residuals.count / 2, in: &residuals)
+            // The median by quickselect: a step's residuals need sorting no further than that.
+            let middle = residuals.count / 2
+            let offset = residuals.withUnsafeMutableBufferPointer { $0.select(middle) }
             // Σ log(1 + x²) as the log of a product: one logarithm per position, not one per
             // reading. The product stays below 1e300: it is folded into the sum past 1e200, and
             // a cost past 1e100 (no radio's) goes to the sum alone.
@@ -92,40 +94,5 @@ struct LayoutFit: Sendable {
             best = min(best ?? .infinity, total + log(product))
         }
         return best
-    }
-
-    /// The `rank`-th smallest of `values` (0: the least), found by partitioning around a pivot
-    /// and keeping only the side that holds it (quickselect): a step's readings are sorted no
-    /// further than that takes, in place, with no storage. Leaves `values` in another order.
-    private static func select(_ rank: Int, in values: inout [Double]) -> Double {
-        values.withUnsafeMutableBufferPointer { values in
-            var low = 0, high = values.count - 1
-            while low < high {
-                // The median of three as the pivot: readings often come in order of distance.
-                let middle = low + (high - low) / 2
-                if values[middle] < values[low] { values.swapAt(middle, low) }
-                if values[high] < values[low] { values.swapAt(high, low) }
-                if values[high] < values[middle] { values.swapAt(high, middle) }
-                let pivot = values[middle]
-                var left = low, right = high
-                while left <= right {
-                    while values[left] < pivot { left += 1 }
-                    while pivot < values[right] { right -= 1 }
-                    if left <= right {
-                        values.swapAt(left, right)
-                        left += 1
-                        right -= 1
-                    }
-                }
-                if rank <= right {
-                    high = right
-                } else if rank >= left {
-                    low = left
-                } else {
-                    return values[rank]
-                }
-            }
-            return values[rank]
-        }
     }
 }
