@@ -128,9 +128,9 @@ extension PresenceEngine {
 
     /// Weighs each place's likelihood (the belief's slots: their `places`, those `active`; passed
     /// alone, as are the settings, so that the call copies neither the belief nor the engine's
-    /// configuration) by how much worse the step's readings fit the
-    /// layout were the user there (`LayoutFit`) than at the user's own place `hold` (for someone at no place, or
-    /// whose place has no position, the place that fits best). The layout only holds: it keeps out
+    /// configuration) by how much worse the step's readings fit the layout were the user there
+    /// (`LayoutFit`) than at the user's own place `hold` (for someone at no place, or whose place
+    /// has no position, the place that fits best). The layout only holds: it keeps out
     /// a challenger that fits worse and never pushes one that fits better, which the readings of
     /// its own nodes must win as before (a body turned away from half the nodes looks like a step
     /// sideways). A place the layout cannot fit (no position, or too few readings on its floor) is
