@@ -209,7 +209,7 @@ extension PresenceEngine {
         }
 
         if let presence = track.presence {
-            let current = belief.slot(of: placeNumbers.existing(presence.beacon))
+            let current = belief.slot(of: here)
             func share(_ step: Int, _ slot: Int) -> Float { smoothed[step][slot] / max(1e-6, 1 - smoothed[step][0]) }
             let lagged = last + 1 == belief.window ? 0 : -1
             var target: Int
