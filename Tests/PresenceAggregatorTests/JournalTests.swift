@@ -34,6 +34,22 @@ import Testing
         return journal
     }
 
+    /// `opened`, for a folder whose journal was just closed. The tests of this process run side by
+    /// side with tests that spawn programs, and a spawned child holds a copy of every descriptor
+    /// (the closed journal's lock among them: a `flock` belongs to the open file, not to the
+    /// process) from its fork until its exec closes them. So a lock found held is tried again, for
+    /// up to 5 s; any other error, or a lock still held then, is thrown.
+    static func reopened(_ make: () -> Journal, binding: JournalBinding = binding) async throws -> Journal {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            do {
+                return try opened(make(), binding: binding)
+            } catch let error as AggregatorError where error.description.hasPrefix("another aggregator uses the journal") && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
     /// Stops a journal `opened` started: what is queued is written and its lock released.
     static func close(_ journal: Journal) async {
         guard let (group, task) = running.withLock({ $0.removeValue(forKey: ObjectIdentifier(journal)) }) else { return }
@@ -90,7 +106,7 @@ import Testing
         try handle.write(contentsOf: Data([0xFF, 0x01, 0x00, 0x00, 0x12, 0x34]))
         try handle.close()
 
-        journal = try Self.opened(Journal(directory: folder, segmentBytes: 2_000, logger: Self.logger))
+        journal = try await Self.reopened { Journal(directory: folder, segmentBytes: 2_000, logger: Self.logger) }
         #expect(journal.status.end == end)
         #expect(journal.cursor(of: .publisher) == written[99].end && journal.cursor(of: .database) == 0)
         #expect(await Self.read(200, journal, from: written[99].end).map(\.record) == (100 ..< 300).map(Self.record), "records lost after the restart")
@@ -165,15 +181,15 @@ import Testing
         await Self.close(journal)
 
         // The same database and prefix: the journal carries on, its record still there.
-        journal = try Self.opened(Journal(directory: folder, logger: Self.logger))
+        journal = try await Self.reopened { Journal(directory: folder, logger: Self.logger) }
         #expect(journal.identity == identity && journal.status.end > 0)
         await Self.close(journal)
 
         for other in [JournalBinding(database: "00000000-0000-0000-0000-00000000d002", topicPrefix: "presence"),
                       JournalBinding(database: Self.binding.database, topicPrefix: "venue-2")] {
-            journal = try Self.opened(Journal(directory: folder, logger: Self.logger))
+            journal = try await Self.reopened { Journal(directory: folder, logger: Self.logger) }
             await Self.close(journal)
-            journal = try Self.opened(Journal(directory: folder, logger: Self.logger), binding: other)
+            journal = try await Self.reopened({ Journal(directory: folder, logger: Self.logger) }, binding: other)
             #expect(journal.identity != identity, "a journal of another database or prefix was kept")
             #expect(journal.status.end == 0 && journal.cursor(of: .database) == 0, "the new journal holds the old one's records")
             await Self.close(journal)
