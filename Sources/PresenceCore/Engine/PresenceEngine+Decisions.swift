@@ -28,6 +28,9 @@ extension PresenceEngine {
                 track.links[existing].place = placeNumbers.number(of: observation.link.beacon)
             }
         } else {
+            // Grown one link at a time, not doubled: a device is heard by a few nodes, and a
+            // doubled array of three streams would keep room for a fourth in every track.
+            track.links.reserveCapacity(track.links.count + 1)
             track.links.append(Link(
                 observed: observation.link, smoother: RSSISmoother(rssi: observation.rssi, at: observation.time, settings: settings),
                 tx: observation.tx, txKnown: observation.txKnown, place: placeNumbers.number(of: observation.link.beacon)))
