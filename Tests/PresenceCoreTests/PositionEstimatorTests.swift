@@ -34,6 +34,26 @@ import Testing
         #expect(two.x < 1 && two.y == 0)
         #expect(PositionEstimator.estimate([]) == nil)
     }
+
+    @Test func theFloorIsTheWeightedVoteATieGoingToTheLowerFloor() {
+        func anchor(_ floor: Int?) -> PositionEstimator.Anchor { .init(x: 0, y: 0, floor: floor, distance: 1) }
+        #expect(PositionEstimator.floorVote([anchor(2), anchor(1), anchor(2)], weights: [1, 1.5, 1]) == 2)
+        #expect(PositionEstimator.floorVote([anchor(2), anchor(1)], weights: [1, 1]) == 1, "a tie")
+        #expect(PositionEstimator.floorVote([anchor(nil), anchor(3)], weights: [5, 1]) == 3)
+        #expect(PositionEstimator.floorVote([anchor(nil)], weights: [1]) == nil)
+        // The same floor as a dictionary of each floor's summed weights gives, whatever the order.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0 ..< 500 {
+            let anchors = (0 ..< Int.random(in: 1 ... 6, using: &generator)).map { _ in anchor(Bool.random(using: &generator) ? nil : Int.random(in: -1 ... 2, using: &generator)) }
+            let weights = anchors.map { _ in Double(Int.random(in: 1 ... 4, using: &generator)) / 4 }
+            var votes: [Int: Double] = [:]
+            for (anchor, weight) in zip(anchors, weights) {
+                if let floor = anchor.floor { votes[floor, default: 0] += weight }
+            }
+            let expected = votes.max { ($0.value, -$0.key) < ($1.value, -$1.key) }?.key
+            #expect(PositionEstimator.floorVote(anchors, weights: weights) == expected, "\(anchors.map(\.floor)) \(weights)")
+        }
+    }
 }
 
 @Suite struct EnginePositionTests {

@@ -53,7 +53,8 @@ public enum PositionEstimator {
 
     /// The position, with its accuracy (an RMS radius, m), or nil without anchors.
     public static func estimate(_ anchors: [Anchor]) -> Position? {
-        let usable = anchors.filter { $0.distance.isFinite && $0.distance > 0 && $0.x.isFinite && $0.y.isFinite }
+        // Usually every anchor is usable: the caller's array is then read as it is, not copied.
+        let usable = anchors.allSatisfy(isUsable) ? anchors : anchors.filter(isUsable)
         guard !usable.isEmpty else { return nil }
         let weights = usable.map { 1 / max(0.25, relativeSpread * $0.distance) / max(0.25, relativeSpread * $0.distance) }
         let total = weights.reduce(0, +)
@@ -83,11 +84,25 @@ public enum PositionEstimator {
             }
         }
         let accuracy = usable.count >= 3 ? spread(of: usable, weights: weights, x: x, y: y) : usable.map(\.distance).max() ?? 0
-        var votes: [Int: Double] = [:]
-        for (anchor, weight) in zip(usable, weights) {
-            if let floor = anchor.floor { votes[floor, default: 0] += weight }
+        return Position(x: x, y: y, floor: floorVote(usable, weights: weights), accuracy: accuracy)
+    }
+
+    private static func isUsable(_ anchor: Anchor) -> Bool {
+        anchor.distance.isFinite && anchor.distance > 0 && anchor.x.isFinite && anchor.y.isFinite
+    }
+
+    /// The floor the anchors' weights vote for (a tie goes to the lower floor), nil when no anchor
+    /// has one. A device is heard by a few anchors: each floor's weights are summed in a pass from
+    /// its first anchor, in the anchors' order, rather than kept in a dictionary.
+    static func floorVote(_ anchors: [Anchor], weights: [Double]) -> Int? {
+        var chosen: (floor: Int, votes: Double)?
+        for (index, anchor) in anchors.enumerated() {
+            guard let floor = anchor.floor, !anchors[..<index].contains(where: { $0.floor == floor }) else { continue }
+            var votes = 0.0
+            for other in index ..< anchors.count where anchors[other].floor == floor { votes += weights[other] }
+            if let best = chosen, best.votes > votes || (best.votes == votes && best.floor < floor) { continue }
+            chosen = (floor, votes)
         }
-        let floor = votes.max { ($0.value, -$0.key) < ($1.value, -$1.key) }?.key
-        return Position(x: x, y: y, floor: floor, accuracy: accuracy)
+        return chosen?.floor
     }
 }

@@ -121,6 +121,7 @@ extension PresenceEngine {
     /// to the signal).
     func estimatedPosition(_ links: [Link], at time: Int64, requireAll: Bool = true) -> Position? {
         var anchors: [PositionEstimator.Anchor] = []
+        anchors.reserveCapacity(links.count)
         for link in links where isFresh(link, at: time) {
             guard let anchor = link.observed.anchor else {
                 if requireAll { return nil }
