@@ -77,3 +77,36 @@ import Testing
         #expect(engine.position(of: "bob") == nil)
     }
 }
+
+@Suite struct NearestReadingTests {
+    /// A present user's ranging reads the nearest reading of their own beacon alone: the same
+    /// score, reading and tie-break as scoring every beacon gives it, on random readings with
+    /// ties (two nodes at booth a, one each at b and c).
+    @Test func theNearestReadingOfTheUsersBeaconIsTheOneAllBeaconsScoresGive() throws {
+        let registry = Registry(
+            beacons: [.init(key: "a"), .init(key: "b"), .init(key: "c")],
+            nodes: [.init(key: "na1", beacon: "a"), .init(key: "na2", beacon: "a"), .init(key: "nb", beacon: "b"), .init(key: "nc", beacon: "c")],
+            users: [.init(key: "alice")], devices: [.init(identity: "mac:00:11:22:33:44:55", user: "alice")])
+        var generator = SystemRandomNumberGenerator()
+        var compared = 0
+        for _ in 0 ..< 200 {
+            var matcher = ObservationMatcher(registry: registry)
+            var engine = PresenceEngine(now: 0)
+            for t in stride(from: Int64(0), to: 3_000, by: 500) {
+                for node in ["na1", "na2", "nb", "nc"] where Bool.random(using: &generator) || t == 0 {
+                    let sighting = Sighting(ts: t, id: "mac:00:11:22:33:44:55", rssi: -60 - 4 * Int.random(in: 0 ... 3, using: &generator), tx: -59)
+                    engine.ingest(try matcher.match(sighting, node: node, time: t).get())
+                }
+                _ = engine.advance(to: t)
+            }
+            let links = try #require(engine.tracks.first { $0.user == "alice" }).links
+            for here in ["a", "b", "c"] {
+                let all = engine.beaconScores(links, here: here, at: engine.now).first { $0.beacon == here }
+                let alone = engine.nearestReading(of: here, in: links, at: engine.now)
+                #expect(alone?.beacon == all?.beacon && alone?.pathLoss == all?.pathLoss && alone?.link == all?.link, "\(here): \(String(describing: alone)) against \(String(describing: all))")
+                if all != nil { compared += 1 }
+            }
+        }
+        #expect(compared > 300, "too few beacons heard to compare: \(compared)")
+    }
+}

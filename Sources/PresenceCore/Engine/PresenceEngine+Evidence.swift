@@ -63,6 +63,7 @@ extension PresenceEngine {
     /// as in `nearest`.
     func beaconScores(_ links: [Link], here: String, at time: Int64) -> [Score] {
         var scores: [Score] = []
+        scores.reserveCapacity(links.count)
         forEachReading(links, here: here, at: time) { links, index, pathLoss in
             if let existing = scores.firstIndex(where: { $0.beacon == links[index].beacon }) {
                 if nearer(pathLoss, index, than: scores[existing], in: links) {
@@ -74,5 +75,16 @@ extension PresenceEngine {
         }
         scores.sort { $0.beacon < $1.beacon }
         return scores
+    }
+
+    /// The nearest reading of `here` itself that counts, as `beaconScores` gives it, without
+    /// scoring and sorting every other beacon: what a present user's ranging needs.
+    func nearestReading(of here: String, in links: [Link], at time: Int64) -> Score? {
+        var best: Score?
+        forEachReading(links, here: here, at: time) { links, index, pathLoss in
+            guard links[index].beacon == here, nearer(pathLoss, index, than: best, in: links) else { return }
+            best = Score(beacon: links[index].beacon, pathLoss: pathLoss, link: index)
+        }
+        return best
     }
 }

@@ -22,7 +22,7 @@ extension PresenceEngine {
         tracks.withUnsafeBufferPointer { tracks in
             for index in tracks.indices where tracks[index].touched > mark && !tracks[index].isFree {
                 guard let beacon = tracks[index].presence?.beacon,
-                      let score = beaconScores(tracks[index].links, here: beacon, at: now).first(where: { $0.beacon == beacon }) else { continue }
+                      let score = nearestReading(of: beacon, in: tracks[index].links, at: now) else { continue }
                 let link = tracks[index].links[score.link]
                 let distance = configuration.distance(pathLoss: score.pathLoss)
                 result.append((tracks[index].user, Ranging(rssi: link.smoother.value, distance: distance,
